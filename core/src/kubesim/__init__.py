@@ -1,0 +1,1 @@
+"""kubesim: a deterministic, scenario-based simulator for Kubernetes schedulers and controllers."""
