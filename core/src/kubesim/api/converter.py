@@ -1,0 +1,201 @@
+"""The one cattrs Converter for the Scenario API.
+
+It maps snake_case attributes to Kubernetes camelCase JSON names, rejects unknown
+keys and wrongly typed scalars (cattrs would otherwise coerce "3" to 3), omits
+unset optional fields when writing, and turns structuring errors into `Problem`s
+with the field path (`spec.operations[3].createOperation.object: required`).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import attrs
+import cattrs
+from cattrs.errors import (
+    ClassValidationError,
+    ForbiddenExtraKeysError,
+    IterableValidationError,
+)
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+from kubesim.errors import Problem
+
+__all__ = ["camel", "converter", "structure", "unstructure"]
+
+T = TypeVar("T")
+
+_RENAMES = {"id": "id"}
+
+
+def camel(name: str) -> str:
+    """snake_case -> camelCase, the JSON name of an attribute."""
+    if name in _RENAMES:
+        return _RENAMES[name]
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+converter = cattrs.Converter(forbid_extra_keys=True)
+
+
+def _strict(kind: type, label: str) -> Callable[[Any, Any], Any]:
+    def hook(value: Any, _: Any) -> Any:
+        if isinstance(value, bool) and kind is not bool:
+            raise TypeError(f"expected {label}, got a boolean")
+        if not isinstance(value, kind):
+            raise TypeError(f"expected {label}, got {_describe(value)}")
+        return value
+
+    return hook
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    return f"{type(value).__name__} {value!r}"
+
+
+converter.register_structure_hook(str, _strict(str, "a string"))
+converter.register_structure_hook(int, _strict(int, "an integer"))
+converter.register_structure_hook(bool, _strict(bool, "a boolean"))
+
+
+def _structure_object(value: Any, _: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise TypeError(f"expected a mapping (a Kubernetes object), got {_describe(value)}")
+    return value
+
+
+converter.register_structure_hook_func(lambda t: t == dict[str, Any], _structure_object)
+
+
+def _structure_enum(value: Any, cls: type[enum.Enum]) -> enum.Enum:
+    try:
+        return cls(value)
+    except ValueError:
+        allowed = ", ".join(str(m.value) for m in cls)
+        raise ValueError(f"expected one of {allowed}, got {_describe(value)}") from None
+
+
+converter.register_structure_hook_func(
+    lambda t: isinstance(t, type) and issubclass(t, enum.Enum), _structure_enum
+)
+converter.register_unstructure_hook_func(
+    lambda t: isinstance(t, type) and issubclass(t, enum.Enum), lambda e: e.value
+)
+
+
+def _patch_text(value: Any, _: Any) -> str:
+    """A patch is a string (KEP); a YAML mapping or list is accepted and stored as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"))
+    raise TypeError(f"expected a string (or a mapping/list), got {_describe(value)}")
+
+
+def _field_overrides(cls: type, *, with_struct: bool) -> dict[str, Any]:
+    overrides = {}
+    for a in attrs.fields(cls):
+        kw: dict[str, Any] = {"rename": camel(a.name), "omit_if_default": a.default is None}
+        if with_struct and cls.__name__ == "PatchOperation" and a.name == "patch":
+            kw["struct_hook"] = _patch_text
+        overrides[a.name] = override(**kw)
+    return overrides
+
+
+def _structure_factory(cls: type) -> Callable[[Any, Any], Any]:
+    fn = make_dict_structure_fn(
+        cls, converter, _cattrs_forbid_extra_keys=True, **_field_overrides(cls, with_struct=True)
+    )
+
+    def hook(value: Any, t: Any) -> Any:
+        if not isinstance(value, dict):
+            raise TypeError(f"expected a mapping, got {_describe(value)}")
+        return fn(value, t)
+
+    return hook
+
+
+def _unstructure_factory(cls: type) -> Callable[[Any], Any]:
+    return make_dict_unstructure_fn(cls, converter, **_field_overrides(cls, with_struct=False))
+
+
+converter.register_structure_hook_factory(attrs.has, _structure_factory)
+converter.register_unstructure_hook_factory(attrs.has, _unstructure_factory)
+
+
+def structure(data: Any, cls: type[T], *, path: str = "", file: str | None = None) -> T:
+    """Structure `data` into `cls`; raise InvalidInput listing every problem with its path."""
+    from kubesim.errors import InvalidInput
+
+    try:
+        return converter.structure(data, cls)
+    except Exception as exc:  # cattrs raises exception groups; flatten them into problems
+        raise InvalidInput(
+            [Problem(p, m, file) for p, m in _problems(exc, path)]
+        ) from None
+
+
+def unstructure(obj: Any) -> Any:
+    """attrs -> plain JSON-ready data with camelCase keys."""
+    return converter.unstructure(obj)
+
+
+_CAMEL_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _problems(exc: BaseException, path: str) -> list[tuple[str, str]]:
+    """Flatten a cattrs error tree into (field path, message) pairs in a stable order."""
+    if isinstance(exc, ForbiddenExtraKeysError):
+        return [(_join(path, k), "unknown field") for k in sorted(exc.extra_fields)]
+    if isinstance(exc, ClassValidationError):
+        out: list[tuple[str, str]] = []
+        noted, others = exc.group_exceptions()
+        for sub, note in noted:
+            name = getattr(note, "name", "")
+            sub_path = _join(path, camel(name)) if _CAMEL_ID.match(name) else path
+            if isinstance(sub, KeyError):
+                out.append((sub_path, "required"))
+            else:
+                out.extend(_problems(sub, sub_path))
+        for sub in others:
+            out.extend(_problems(sub, path))
+        return out
+    if isinstance(exc, IterableValidationError):
+        out = []
+        noted_items, other_items = exc.group_exceptions()
+        for sub, note in noted_items:
+            out.extend(_problems(sub, f"{path}[{getattr(note, 'index', '?')}]"))
+        for sub in other_items:
+            out.extend(_problems(sub, path))
+        return out
+    if isinstance(exc, BaseExceptionGroup):  # noqa: F821 (builtin on 3.11+, backport below)
+        out = []
+        for sub in exc.exceptions:
+            out.extend(_problems(sub, path))
+        return out
+    if isinstance(exc, KeyError):
+        return [(path, "required")]
+    return [(path, str(exc))]
+
+
+try:  # Python 3.10: cattrs depends on the exceptiongroup backport
+    BaseExceptionGroup  # noqa: B018
+except NameError:  # pragma: no cover - depends on the interpreter
+    from exceptiongroup import BaseExceptionGroup  # type: ignore[no-redef]

@@ -1,0 +1,75 @@
+"""Reading Scenario files: YAML or JSON, one or more documents, or a JSON list.
+
+Every problem is reported with the file and the field path; YAML syntax errors
+with the line and column. Nothing is run here: see `kubesim.api.validation` for
+the checks that need to know the installed plugins.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kubesim.api.converter import structure
+from kubesim.api.scenario import Scenario
+from kubesim.errors import InvalidInput, Problem
+
+__all__ = ["load_documents", "load_scenarios", "parse_scenarios"]
+
+
+def load_documents(path: str | Path) -> list[Any]:
+    """Parse a YAML/JSON file into its documents (a top-level JSON list counts as several)."""
+    p = Path(path)
+    name = str(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput([Problem("", f"cannot read file: {exc.strerror}", name)]) from None
+    except UnicodeDecodeError:
+        raise InvalidInput([Problem("", "not a UTF-8 text file", name)]) from None
+    try:
+        if p.suffix == ".json":
+            docs = [json.loads(text)]
+        else:
+            docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(
+            [Problem("", f"line {exc.lineno} column {exc.colno}: JSON syntax error: {exc.msg}", name)]
+        ) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1} column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise InvalidInput([Problem("", f"{where}YAML syntax error: {problem}", name)]) from None
+    out: list[Any] = []
+    for doc in docs:
+        out.extend(doc if isinstance(doc, list) else [doc])
+    if not out:
+        raise InvalidInput([Problem("", "the file holds no scenario", name)])
+    return out
+
+
+def parse_scenarios(documents: list[Any], file: str | None = None) -> list[Scenario]:
+    """Structure documents into Scenarios, collecting the problems of all of them."""
+    scenarios: list[Scenario] = []
+    problems: list[Problem] = []
+    for i, doc in enumerate(documents):
+        prefix = f"[document {i}] " if len(documents) > 1 else ""
+        try:
+            scenarios.append(structure(doc, Scenario, file=file))
+        except InvalidInput as exc:
+            problems.extend(
+                Problem(p.path, p.message, f"{file} {prefix}".strip() if file else prefix.strip() or None)
+                for p in exc.problems
+            )
+    if problems:
+        raise InvalidInput(problems)
+    return scenarios
+
+
+def load_scenarios(path: str | Path) -> list[Scenario]:
+    """Load every Scenario in a file, in file order."""
+    return parse_scenarios(load_documents(path), str(path))

@@ -1,0 +1,135 @@
+"""The scenario result: a timeline of events keyed by MajorStep (KEP-140).
+
+Besides the results of create/patch/delete/done operations, the timeline holds the
+PodScheduled, PodUnscheduled and PodPreempted events of the earlier KEP revision, each
+with a PodResult and the per-attempt, per-plugin scheduling results.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from kubesim.api.operations import (
+    CreateOperation,
+    DeleteOperation,
+    DoneOperation,
+    PatchOperation,
+    ScenarioStep,
+)
+
+__all__ = [
+    "CreateOperationResult",
+    "DeleteOperationResult",
+    "DoneOperationResult",
+    "PatchOperationResult",
+    "PodResult",
+    "ScenarioPluginsResults",
+    "ScenarioPluginsScoreResult",
+    "ScenarioPodScheduleResult",
+    "ScenarioResult",
+    "ScenarioTimelineEvent",
+]
+
+
+@attrs.frozen
+class ScenarioPluginsScoreResult:
+    """One Score plugin's scores for one node."""
+
+    raw_score: int
+    normalized_score: int
+    final_score: int
+
+
+@attrs.frozen
+class ScenarioPluginsResults:
+    """Filter results map[node][plugin]status and score results map[node][plugin]scores."""
+
+    filter: dict[str, dict[str, str]] = attrs.field(factory=dict)
+    score: dict[str, dict[str, ScenarioPluginsScoreResult]] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class ScenarioPodScheduleResult:
+    """One scheduling attempt of one pod."""
+
+    step: ScenarioStep | None = None
+    all_candidate_nodes: list[str] = attrs.field(factory=list)
+    all_filtered_nodes: list[str] = attrs.field(factory=list)
+    plugin_results: ScenarioPluginsResults = attrs.field(factory=ScenarioPluginsResults)
+    # kubesim extensions: the attempt's outcome message (upstream FitError text) and,
+    # at the summary detail level, how many nodes each reason rejected.
+    message: str | None = None
+    filter_reason_counts: dict[str, int] | None = None
+
+
+@attrs.frozen
+class PodResult:
+    """What happened to one pod, as of the event carrying it."""
+
+    pod: dict[str, Any]
+    created_at: ScenarioStep
+    bound_to: str | None = None
+    preempted_by: str | None = None
+    bound_at: ScenarioStep | None = None
+    preempted_at: ScenarioStep | None = None
+    schedule_result: list[ScenarioPodScheduleResult] = attrs.field(factory=list)
+
+
+@attrs.frozen
+class CreateOperationResult:
+    """A create that was done, and the object after it."""
+
+    operation: CreateOperation
+    result: dict[str, Any]
+
+
+@attrs.frozen
+class PatchOperationResult:
+    """A patch that was done, and the object after it."""
+
+    operation: PatchOperation
+    result: dict[str, Any]
+
+
+@attrs.frozen
+class DeleteOperationResult:
+    """A delete that was done."""
+
+    operation: DeleteOperation
+
+
+@attrs.frozen
+class DoneOperationResult:
+    """The done operation that ended the scenario."""
+
+    operation: DoneOperation
+
+
+@attrs.frozen
+class ScenarioTimelineEvent:
+    """One thing that happened at `step`; exactly one result field is set.
+
+    `id` equals the operation's id for scenario operations and is generated
+    otherwise; `actor` (a kubesim extension) names who made the change.
+    """
+
+    id: str
+    step: ScenarioStep
+    actor: str | None = None
+    create: CreateOperationResult | None = None
+    patch: PatchOperationResult | None = None
+    delete: DeleteOperationResult | None = None
+    done: DoneOperationResult | None = None
+    pod_scheduled: PodResult | None = None
+    pod_unscheduled: PodResult | None = None
+    pod_preempted: PodResult | None = None
+
+
+@attrs.define
+class ScenarioResult:
+    """The simulator's version and the timeline keyed by MajorStep (as a decimal string)."""
+
+    simulator_version: str = ""
+    timeline: dict[str, list[ScenarioTimelineEvent]] = attrs.field(factory=dict)

@@ -1,0 +1,258 @@
+"""Checks of a scenario that go beyond its shape, done before anything runs.
+
+Each check yields a `Problem` with the field path: exactly one operation per
+entry, non-negative steps, unique ids, objects with apiVersion/kind/name, known
+kinds, parseable patches of a known type, patch and delete targets that an
+earlier operation created, known controllers, and one done operation that is last.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection
+from typing import Any
+
+import attrs
+import yaml
+
+from kubesim.api.operations import ScenarioOperation
+from kubesim.api.scenario import API_VERSION, KIND, Scenario
+from kubesim.errors import Problem
+
+__all__ = [
+    "PATCH_TYPES",
+    "ScopeLookup",
+    "assign_operation_ids",
+    "parse_patch",
+    "validate_scenario",
+]
+
+PATCH_TYPES = {
+    "application/merge-patch+json": "merge",
+    "application/json-patch+json": "json",
+    "application/strategic-merge-patch+json": "strategic",
+    "merge": "merge",
+    "json": "json",
+    "strategic": "strategic",
+}
+
+PROPAGATION_POLICIES = ("Background", "Foreground", "Orphan")
+
+ScopeLookup = Callable[[str, str], "bool | None"]
+"""(apiVersion, kind) -> True if namespaced, False if cluster-scoped, None if unknown."""
+
+
+def assign_operation_ids(scenario: Scenario) -> Scenario:
+    """Give every operation without an id a deterministic one (`operation-<index>`)."""
+    ops = [
+        op if op.id else attrs.evolve(op, id=f"operation-{i}")
+        for i, op in enumerate(scenario.spec.operations)
+    ]
+    return attrs.evolve(scenario, spec=attrs.evolve(scenario.spec, operations=ops))
+
+
+def parse_patch(text: str, patch_type: str) -> Any:
+    """Parse a patch body (JSON or YAML) and check its shape for the patch type."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        try:
+            body = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"not valid JSON or YAML: {exc}") from None
+    kind = PATCH_TYPES[patch_type]
+    if kind == "json":
+        if not isinstance(body, list) or not all(
+            isinstance(o, dict) and "op" in o and "path" in o for o in body
+        ):
+            raise ValueError("a JSON patch must be a list of operations with 'op' and 'path'")
+    elif not isinstance(body, dict):
+        raise ValueError(f"a {kind} merge patch must be a mapping")
+    return body
+
+
+def _crd_scope(obj: dict[str, Any]) -> dict[tuple[str, str], bool]:
+    """Kinds a CustomResourceDefinition object registers: (apiVersion, kind) -> namespaced."""
+    spec = obj.get("spec") or {}
+    group = spec.get("group", "")
+    kind = (spec.get("names") or {}).get("kind", "")
+    namespaced = spec.get("scope", "Namespaced") == "Namespaced"
+    return {
+        (f"{group}/{v.get('name')}", kind): namespaced
+        for v in spec.get("versions") or []
+        if isinstance(v, dict)
+    }
+
+
+def validate_scenario(
+    scenario: Scenario,
+    *,
+    scope: ScopeLookup | None = None,
+    controllers: Collection[str] | None = None,
+    allow_unknown_targets: bool = False,
+    file: str | None = None,
+) -> list[Problem]:
+    """Return every problem of one scenario (empty when it can run)."""
+    problems: list[Problem] = []
+
+    def bad(path: str, message: str) -> None:
+        problems.append(Problem(path, message, file))
+
+    if scenario.api_version != API_VERSION:
+        bad("apiVersion", f"expected {API_VERSION!r}, got {scenario.api_version!r}")
+    if scenario.kind != KIND:
+        bad("kind", f"expected {KIND!r}, got {scenario.kind!r}")
+    if not isinstance(scenario.metadata.get("name"), str) or not scenario.metadata["name"]:
+        bad("metadata.name", "required: a Scenario needs a name")
+
+    _check_controllers(scenario, controllers, bad)
+
+    extra_scope: dict[tuple[str, str], bool] = {}
+
+    def namespaced(api_version: str, kind: str) -> bool | None:
+        if (api_version, kind) in extra_scope:
+            return extra_scope[(api_version, kind)]
+        return scope(api_version, kind) if scope else True
+
+    existing: set[tuple[str, str, str, str]] = set()
+    seen_ids: dict[str, int] = {}
+    done_steps: list[tuple[int, int]] = []
+    order = sorted(range(len(scenario.spec.operations)), key=lambda i: scenario.spec.operations[i].step)
+    for i in order:
+        op = scenario.spec.operations[i]
+        path = f"spec.operations[{i}]"
+        if op.id is not None:
+            if op.id in seen_ids:
+                bad(f"{path}.id", f"duplicate id {op.id!r} (also spec.operations[{seen_ids[op.id]}])")
+            seen_ids.setdefault(op.id, i)
+        if op.step < 0:
+            bad(f"{path}.step", f"must be 0 or greater, got {op.step}")
+        set_fields = op.kinds_set()
+        if len(set_fields) != 1:
+            found = ", ".join(set_fields) if set_fields else "none"
+            bad(
+                path,
+                "exactly one of createOperation, patchOperation, deleteOperation, doneOperation "
+                f"must be set (found {found})",
+            )
+            continue
+        if op.done_operation is not None:
+            done_steps.append((op.step, i))
+            continue
+        _check_operation(op, path, namespaced, existing, extra_scope, allow_unknown_targets, bad)
+
+    if len(done_steps) > 1:
+        bad(f"spec.operations[{done_steps[1][1]}]", "only one doneOperation is allowed")
+    if done_steps:
+        done_step = done_steps[0][0]
+        for i, op in enumerate(scenario.spec.operations):
+            if op.step > done_step:
+                bad(
+                    f"spec.operations[{i}].step",
+                    f"step {op.step} comes after the doneOperation at step {done_step} and would never run",
+                )
+    return problems
+
+
+def _check_controllers(
+    scenario: Scenario,
+    known: Collection[str] | None,
+    bad: Callable[[str, str], None],
+) -> None:
+    ctl = scenario.spec.controllers
+    sets = [("spec.controllers.simulationControllers", ctl.simulation_controllers)]
+    if ctl.pre_simulation_controllers is not None:
+        sets.append(("spec.controllers.preSimulationControllers", ctl.pre_simulation_controllers))
+    for base, cset in sets:
+        for field, entries in (("enabled", cset.enabled), ("disabled", cset.disabled)):
+            names = [c.name for c in entries]
+            for j, name in enumerate(names):
+                where = f"{base}.{field}[{j}].name"
+                if name == "*":
+                    if field == "enabled":
+                        bad(where, '"*" is only allowed in disabled')
+                    continue
+                if names.index(name) != j:
+                    bad(where, f"duplicate controller {name!r}")
+                if known is not None and name not in known:
+                    listed = ", ".join(sorted(known)) or "none installed"
+                    bad(where, f"unknown controller {name!r} (known: {listed})")
+
+
+def _check_operation(
+    op: ScenarioOperation,
+    path: str,
+    namespaced: Callable[[str, str], bool | None],
+    existing: set[tuple[str, str, str, str]],
+    extra_scope: dict[tuple[str, str], bool],
+    allow_unknown_targets: bool,
+    bad: Callable[[str, str], None],
+) -> None:
+    if op.create_operation is not None:
+        obj = op.create_operation.object
+        opath = f"{path}.createOperation.object"
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        meta = obj.get("metadata")
+        for field, value in (("apiVersion", api_version), ("kind", kind)):
+            if not isinstance(value, str) or not value:
+                bad(f"{opath}.{field}", "required: a non-empty string")
+        if not isinstance(meta, dict):
+            bad(f"{opath}.metadata", "required: a mapping with name or generateName")
+            return
+        if not (meta.get("name") or meta.get("generateName")):
+            bad(f"{opath}.metadata.name", "required: name or generateName")
+        if not isinstance(api_version, str) or not isinstance(kind, str):
+            return
+        ns = namespaced(api_version, kind)
+        if ns is None:
+            bad(f"{opath}.kind", f'no matches for kind "{kind}" in version "{api_version}"')
+            return
+        if kind == "CustomResourceDefinition":
+            extra_scope.update(_crd_scope(obj))
+        if meta.get("name"):
+            namespace = (meta.get("namespace") or "default") if ns else ""
+            existing.add((api_version, kind, namespace, meta["name"]))
+        return
+    target = op.patch_operation or op.delete_operation
+    assert target is not None
+    field = "patchOperation" if op.patch_operation is not None else "deleteOperation"
+    tpath = f"{path}.{field}"
+    api_version, kind = target.type_meta.api_version, target.type_meta.kind
+    ns = namespaced(api_version, kind)
+    if ns is None:
+        bad(f"{tpath}.typeMeta.kind", f'no matches for kind "{kind}" in version "{api_version}"')
+        return
+    namespace = (target.object_meta.namespace or "default") if ns else ""
+    key = (api_version, kind, namespace, target.object_meta.name)
+    if op.patch_operation is not None:
+        p = op.patch_operation
+        if p.patch_type not in PATCH_TYPES:
+            bad(
+                f"{tpath}.patchType",
+                f"unsupported patch type {p.patch_type!r} (expected one of "
+                + ", ".join(k for k in PATCH_TYPES if "/" in k)
+                + ")",
+            )
+        else:
+            try:
+                parse_patch(p.patch, p.patch_type)
+            except ValueError as exc:
+                bad(f"{tpath}.patch", str(exc))
+    elif op.delete_operation is not None and op.delete_operation.delete_options is not None:
+        opts = op.delete_operation.delete_options
+        if opts.propagation_policy is not None and opts.propagation_policy not in PROPAGATION_POLICIES:
+            bad(
+                f"{tpath}.deleteOptions.propagationPolicy",
+                f"expected one of {', '.join(PROPAGATION_POLICIES)}, got {opts.propagation_policy!r}",
+            )
+        if opts.grace_period_seconds is not None and opts.grace_period_seconds < 0:
+            bad(f"{tpath}.deleteOptions.gracePeriodSeconds", "must be 0 or greater")
+    if key not in existing and not allow_unknown_targets:
+        where = f"{namespace}/" if namespace else ""
+        bad(
+            f"{tpath}.objectMeta.name",
+            f"{kind} {where}{target.object_meta.name} is not created by any earlier operation "
+            "(if a controller creates it, run with --allow-unknown-targets)",
+        )
+    if op.delete_operation is not None:
+        existing.discard(key)
