@@ -1,0 +1,132 @@
+"""Hook specifications: everything a kubesim plugin can provide.
+
+Each hook is implemented by a plugin module function of the same name decorated
+with `kubesim.hookimpl`. Hooks that return collections are called on every plugin
+and the results are merged by the core (see `kubesim.plugins.manager.Hooks`);
+duplicate names across plugins are errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from kubesim.plugins.markers import hookspec
+
+if TYPE_CHECKING:
+    import click
+
+    from kubesim.cluster import AdmissionRequest, AdmissionResponse
+    from kubesim.controllers import ControllerFactory, ControllerWaiter, StepGate
+
+# --- scheduler -------------------------------------------------------------
+
+
+@hookspec
+def kubesim_scheduler_plugins() -> Mapping[str, type]:
+    """Scheduler framework plugin classes by plugin name.
+
+    The scheduler plugin (kubesim-scheduler) registers its default plugins through
+    this hook too; a custom plugin class implements one or more extension points
+    (PreFilter, Filter, PostFilter, PreScore, Score + NormalizeScore, Reserve,
+    Permit, PreBind, Bind, PostBind) as documented in kubesim-scheduler.
+
+    :return: mapping of plugin name to plugin class
+    """
+
+
+@hookspec
+def kubesim_scheduler_extenders() -> Sequence[Any]:
+    """In-process scheduler extenders (HTTP extenders come from the KubeSchedulerConfiguration).
+
+    :return: extender objects as documented in kubesim-scheduler
+    """
+
+
+# --- controllers -----------------------------------------------------------
+
+
+@hookspec
+def kubesim_controllers() -> Sequence[ControllerFactory]:
+    """Controllers that run in-process, each with its ControllerWaiter.
+
+    A controller factory is a `kubesim.Controller` subclass (or any callable with a
+    `name` attribute) that is called with a `kubesim.ControllerContext` at the start
+    of every scenario, so that each scenario gets fresh controller state.
+
+    :return: controller factories; their names must be unique
+    """
+
+
+@hookspec
+def kubesim_controller_waiters() -> Sequence[ControllerWaiter]:
+    """Waiters for controllers that run outside this process.
+
+    The scenario engine waits for each waiter's condition the same way it waits
+    for in-process PreSimulationControllers.
+
+    :return: waiters; their names must be unique
+    """
+
+
+@hookspec(firstresult=True)
+def kubesim_check_scenario_step_phase(controller_name: str, gate: StepGate) -> bool | None:
+    """Called at the end of every loop iteration of a SimulationController.
+
+    The core's own implementation pauses the controller when the scenario's step
+    phase is ControllerPaused and it is the running SimulationController (KEP-140
+    CheckScenarioStepPhase). firstresult: the first non-None answer wins.
+
+    :param controller_name: the SimulationController that finished one loop
+    :param gate: read access to the running scenario's step status
+    :return: True to pause the controller, False to let it go on, None for no opinion
+    """
+
+
+# --- the embedded cluster --------------------------------------------------
+
+
+@hookspec
+def kubesim_admission(request: AdmissionRequest) -> AdmissionResponse | None:
+    """Mutating or validating admission of every write to the embedded cluster.
+
+    Called twice per write: with `request.phase == "mutating"` (a response may carry
+    a JSON patch for the object) and then `"validating"` (a response may only deny).
+
+    :param request: the write: operation, resource, object, old object, actor
+    :return: None to admit unchanged, or an AdmissionResponse that denies or patches
+    """
+
+
+@hookspec
+def kubesim_custom_resources() -> Sequence[Mapping[str, Any]]:
+    """CustomResourceDefinitions a plugin brings (apiextensions.k8s.io/v1 objects).
+
+    They are registered in the embedded cluster before every scenario starts.
+
+    :return: CRD objects as dicts
+    """
+
+
+# --- results ---------------------------------------------------------------
+
+
+@hookspec
+def kubesim_result_aggregators() -> Mapping[str, Any]:
+    """Result aggregators by name, used by `kubesim.results` and `kubesim report`.
+
+    :return: mapping of aggregator name to aggregator object
+    """
+
+
+# --- command line ----------------------------------------------------------
+
+
+@hookspec
+def kubesim_run_options() -> Sequence[click.Option]:
+    """Extra `kubesim run` options (e.g. --scheduler-config from kubesim-scheduler).
+
+    Their values reach controllers as `ControllerContext.options[<param name>]`.
+
+    :return: click options; their names must be unique
+    """
