@@ -1,0 +1,162 @@
+"""The controller interface and a reconcile-loop base class over watched kinds.
+
+A controller runs cooperatively: the scenario engine calls `run_once()` (one loop
+iteration) whenever the KEP's step machine lets it run, so runs are deterministic
+and no threads are involved.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+import attrs
+import structlog
+
+from kubesim.controllers.client import Client
+from kubesim.controllers.waiter import ControllerWaiter
+from kubesim.controllers.workqueue import WorkQueue
+
+if TYPE_CHECKING:
+    from kubesim.api import ScenarioStep, StepPhase
+    from kubesim.clock import Clock
+    from kubesim.cluster import Cluster, WatchEvent
+    from kubesim.plugins import Hooks
+    from kubesim.scenario.recorder import TimelineRecorder
+
+__all__ = [
+    "Controller",
+    "ControllerContext",
+    "ControllerFactory",
+    "ObjectKey",
+    "ReconcileController",
+    "StepGate",
+]
+
+
+class StepGate(Protocol):
+    """Read access to the running scenario's step status (for CheckScenarioStepPhase)."""
+
+    @property
+    def step(self) -> ScenarioStep: ...
+
+    @property
+    def phase(self) -> StepPhase | None: ...
+
+    @property
+    def running_simulation_controller(self) -> str: ...
+
+
+@attrs.define
+class ControllerContext:
+    """What a controller gets when a scenario starts."""
+
+    name: str
+    cluster: Cluster
+    clock: Clock
+    timeline: TimelineRecorder
+    hooks: Hooks
+    options: Mapping[str, Any] = attrs.field(factory=dict)
+    seed: int = 0
+
+    @property
+    def client(self) -> Client:
+        """A client whose writes are attributed to this controller."""
+        return Client(self.cluster, self.name)
+
+
+class Controller(abc.ABC):
+    """An in-process controller. Subclasses set `name` and implement the two methods."""
+
+    name: ClassVar[str]
+
+    def __init__(self, ctx: ControllerContext) -> None:
+        self.ctx = ctx
+        self.client = ctx.client
+        self.log = structlog.get_logger().bind(controller=self.name)
+
+    @abc.abstractmethod
+    def run_once(self) -> bool:
+        """Run one loop iteration; return False when there was nothing to do."""
+
+    @abc.abstractmethod
+    def waiter(self) -> ControllerWaiter:
+        """The condition that says this controller can do nothing more now."""
+
+    def close(self) -> None:
+        """Release watches when the scenario ends."""
+
+
+class ControllerFactory(Protocol):
+    """A controller class or any callable with a `name` that builds one per scenario."""
+
+    name: str
+
+    def __call__(self, ctx: ControllerContext) -> Controller: ...
+
+
+ObjectKey = tuple[str, str]
+"""(namespace, name) of a watched object; namespace is "" for cluster-scoped objects."""
+
+
+class ReconcileController(Controller):
+    """A reconcile loop over watched kinds, with a de-duplicating work queue.
+
+    Subclasses list `watches` as (apiVersion, kind) pairs, may override `keys_for`
+    to map an event to the keys to reconcile (e.g. a Pod event to its owner's key),
+    and implement `reconcile(key)`. Keys may be re-queued in simulated time with
+    `self.queue.add_after(key, when)`.
+    """
+
+    watches: ClassVar[Sequence[tuple[str, str]]] = ()
+
+    def __init__(self, ctx: ControllerContext) -> None:
+        super().__init__(ctx)
+        self.queue: WorkQueue[Hashable] = WorkQueue(ctx.clock.now)
+        self._watched = {kind for _, kind in self.watches}
+        self._unwatch = ctx.cluster.watch(self._on_event)
+        for api_version, kind in self.watches:
+            for obj in ctx.cluster.list(api_version, kind):
+                for key in self.initial_keys(obj):
+                    self.queue.add(key)
+
+    def _on_event(self, event: WatchEvent) -> None:
+        if event.object.get("kind") in self._watched:
+            for key in self.keys_for(event):
+                self.queue.add(key)
+
+    def initial_keys(self, obj: dict[str, Any]) -> Iterable[Hashable]:
+        """Keys to reconcile for an object that exists when the controller starts."""
+        return self.keys_for_object(obj)
+
+    def keys_for(self, event: WatchEvent) -> Iterable[Hashable]:
+        """Keys to reconcile after a watch event (default: the object's own key)."""
+        return self.keys_for_object(event.object)
+
+    @staticmethod
+    def keys_for_object(obj: dict[str, Any]) -> Iterable[Hashable]:
+        """The object's own (namespace, name) key."""
+        meta = obj.get("metadata", {})
+        return [(meta.get("namespace", ""), meta.get("name", ""))]
+
+    @abc.abstractmethod
+    def reconcile(self, key: Hashable) -> None:
+        """Move the state of `key` towards what it should be."""
+
+    def run_once(self) -> bool:
+        key = self.queue.pop()
+        if key is None:
+            return False
+        self.reconcile(key)
+        return True
+
+    def settled(self) -> bool:
+        """Extra condition for the default waiter (override with the KEP-style state check)."""
+        return True
+
+    def waiter(self) -> ControllerWaiter:
+        return ControllerWaiter(self.name, lambda: self.queue.ready() == 0 and self.settled())
+
+    def close(self) -> None:
+        self._unwatch()
