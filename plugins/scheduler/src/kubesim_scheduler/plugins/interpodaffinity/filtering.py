@@ -1,0 +1,304 @@
+"""InterPodAffinity PreFilter/Filter (and the PreFilter AddPod/RemovePod extensions).
+
+upstream: pkg/scheduler/framework/plugins/interpodaffinity/filtering.go
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .podindex import ClusterIndex
+from .result import ERROR, SKIP, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, Outcome
+from .terms import AffinityTerm, PodAffinityInfo, merge_namespace_selector, pod_affinity_info
+
+__all__ = [
+    "ERR_REASON_AFFINITY_RULES_NOT_MATCH",
+    "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "PreFilterState",
+    "filter_node",
+    "filter_nodes",
+    "pod_matches_all_terms",
+    "pre_filter",
+]
+
+ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"
+ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
+ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
+
+_AFFINITY_FAIL = Outcome.of(UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+_ANTI_FAIL = Outcome.of(UNSCHEDULABLE, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+_EXISTING_FAIL = Outcome.of(UNSCHEDULABLE, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+
+Pair = tuple[str, str]
+
+
+def pod_matches_all_terms(terms: list[AffinityTerm], namespace: str, labels: Mapping[str, str]) -> bool:
+    """podMatchesAllAffinityTerms: false for no terms (incoming terms have namespaces merged)."""
+    if not terms:
+        return False
+    return all(t.matches(namespace, labels, None) for t in terms)
+
+
+@dataclass
+class PreFilterState:
+    """preFilterState: counts per (topologyKey, value) pair."""
+
+    pod_info: PodAffinityInfo
+    namespace_labels: Mapping[str, str]
+    existing_anti_affinity_counts: dict[Pair, int] = field(default_factory=dict)
+    affinity_counts: dict[Pair, int] = field(default_factory=dict)
+    anti_affinity_counts: dict[Pair, int] = field(default_factory=dict)
+
+    def clone(self) -> PreFilterState:
+        """Copy the counters (pod info and namespace labels are shared)."""
+        return PreFilterState(
+            self.pod_info,
+            self.namespace_labels,
+            dict(self.existing_anti_affinity_counts),
+            dict(self.affinity_counts),
+            dict(self.anti_affinity_counts),
+        )
+
+    def update_with_pod(self, other: PodAffinityInfo, node_labels: Mapping[str, str], multiplier: int) -> None:
+        """updateWithPod: account for a pod added to (1) or removed from (-1) a node."""
+        me = self.pod_info
+        my_labels = me.labels
+        for t in other.required_anti_affinity:
+            if t.matches(me.namespace, my_labels, self.namespace_labels):
+                _update(self.existing_anti_affinity_counts, node_labels, t.topology_key, multiplier)
+        if pod_matches_all_terms(me.required_affinity, other.namespace, other.labels):
+            for t in me.required_affinity:
+                _update(self.affinity_counts, node_labels, t.topology_key, multiplier)
+        for t in me.required_anti_affinity:
+            if t.matches(other.namespace, other.labels, None):
+                _update(self.anti_affinity_counts, node_labels, t.topology_key, multiplier)
+
+
+def _update(m: dict[Pair, int], node_labels: Mapping[str, str], key: str, value: int) -> None:
+    tv = node_labels.get(key)
+    if tv is None:
+        return
+    pair = (key, tv)
+    n = m.get(pair, 0) + value
+    if n == 0:
+        m.pop(pair, None)
+    else:
+        m[pair] = n
+
+
+def _add_domain_counts(m: dict[Pair, int], index: ClusterIndex, key: str, per_slot: np.ndarray) -> None:
+    dom = index.domain(key)
+    sums = dom.sums(per_slot)
+    for j in np.flatnonzero(sums):
+        pair = (key, dom.values[j])
+        m[pair] = m.get(pair, 0) + int(sums[j])
+
+
+def _labels_key(labels: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(labels.items()))
+
+
+def _existing_anti_affinity_counts(state: PreFilterState, index: ClusterIndex) -> dict[Pair, int]:
+    """getExistingAntiAffinityCounts, over groups of identical terms."""
+    me = state.pod_info
+    out: dict[Pair, int] = {}
+    if not index.anti_groups:
+        return out
+    me_key = (me.namespace, _labels_key(me.labels), _labels_key(state.namespace_labels))
+    per_key: dict[str, np.ndarray] = {}
+    for sig, g in index.anti_groups.items():
+        if g.total <= 0:
+            continue
+        term = g.term
+        hit = index.memoized(
+            ("xanti", sig, me_key), lambda: term.matches(me.namespace, me.labels, state.namespace_labels)
+        )
+        if not hit:
+            continue
+        tk = term.topology_key
+        c = g.counts[: index.size]
+        if tk in per_key:
+            per_key[tk] = per_key[tk] + c
+        else:
+            per_key[tk] = c.copy()
+    for tk, vec in per_key.items():
+        _add_domain_counts(out, index, tk, vec)
+    return out
+
+
+def _incoming_counts(state: PreFilterState, index: ClusterIndex) -> tuple[dict[Pair, int], dict[Pair, int]]:
+    """getIncomingAffinityAntiAffinityCounts, over groups of identically labelled pods."""
+    me = state.pod_info
+    aff: dict[Pair, int] = {}
+    anti: dict[Pair, int] = {}
+    req_aff = me.required_affinity
+    req_anti = me.required_anti_affinity
+    if not req_aff and not req_anti:
+        return aff, anti
+    aff_key = tuple(t.sig() for t in req_aff)
+    aff_vec: np.ndarray | None = None
+    anti_vecs: list[np.ndarray | None] = [None] * len(req_anti)
+    for gsig, g in index.live_label_groups():
+        ns, labels = g.namespace, g.labels
+        if req_aff and index.memoized(
+            ("allaff", aff_key, gsig[:2]), lambda: pod_matches_all_terms(req_aff, ns, labels)
+        ):
+            c = g.counts[: index.size]
+            aff_vec = c.copy() if aff_vec is None else aff_vec + c
+        for i, t in enumerate(req_anti):
+            term = t
+            if index.memoized(("term", term.sig(), gsig[:2]), lambda: term.matches(ns, labels, None)):
+                c = g.counts[: index.size]
+                v = anti_vecs[i]
+                anti_vecs[i] = c.copy() if v is None else v + c
+    if aff_vec is not None:
+        for t in req_aff:
+            _add_domain_counts(aff, index, t.topology_key, aff_vec)
+    for t, vec in zip(req_anti, anti_vecs):
+        if vec is not None:
+            _add_domain_counts(anti, index, t.topology_key, vec)
+    return aff, anti
+
+
+def pre_filter(
+    pod: Mapping[str, Any],
+    index: ClusterIndex,
+    namespaces: Mapping[str, Mapping[str, str]],
+    pod_info: PodAffinityInfo | None = None,
+) -> tuple[PreFilterState | None, Outcome | None]:
+    """PreFilter: the state for Filter, or Skip when nothing can reject a node."""
+    info = pod_info or pod_affinity_info(pod)
+    if info.parse_error is not None:
+        return None, Outcome.of(UNSCHEDULABLE_AND_UNRESOLVABLE, f"parsing pod: {info.parse_error}")
+    info = _with_merged_namespaces(info, namespaces)
+    ns_labels = dict(namespaces.get(info.namespace) or {})
+    state = PreFilterState(info, ns_labels)
+    state.existing_anti_affinity_counts = _existing_anti_affinity_counts(state, index)
+    state.affinity_counts, state.anti_affinity_counts = _incoming_counts(state, index)
+    if not state.existing_anti_affinity_counts and not info.required_affinity and not info.required_anti_affinity:
+        return None, Outcome.of(SKIP)
+    return state, None
+
+
+def _with_merged_namespaces(info: PodAffinityInfo, namespaces: Mapping[str, Mapping[str, str]]) -> PodAffinityInfo:
+    if not any(not t.namespace_selector.empty() for t in info.required_affinity + info.required_anti_affinity):
+        return info
+    return PodAffinityInfo(
+        pod=info.pod,
+        namespace=info.namespace,
+        labels=info.labels,
+        required_affinity=[merge_namespace_selector(t, namespaces) for t in info.required_affinity],
+        required_anti_affinity=[merge_namespace_selector(t, namespaces) for t in info.required_anti_affinity],
+        preferred_affinity=info.preferred_affinity,
+        preferred_anti_affinity=info.preferred_anti_affinity,
+        has_affinity=info.has_affinity,
+        has_required_anti_affinity=info.has_required_anti_affinity,
+    )
+
+
+# ----- Filter --------------------------------------------------------------------------
+
+
+def _satisfy_existing_pods_anti_affinity(state: PreFilterState, node_labels: Mapping[str, str]) -> bool:
+    counts = state.existing_anti_affinity_counts
+    if counts:
+        for kv in node_labels.items():
+            if counts.get(kv, 0) > 0:
+                return False
+    return True
+
+
+def _satisfy_pod_anti_affinity(state: PreFilterState, node_labels: Mapping[str, str]) -> bool:
+    counts = state.anti_affinity_counts
+    if counts:
+        for t in state.pod_info.required_anti_affinity:
+            tv = node_labels.get(t.topology_key)
+            if tv is not None and counts.get((t.topology_key, tv), 0) > 0:
+                return False
+    return True
+
+
+def _satisfy_pod_affinity(state: PreFilterState, node_labels: Mapping[str, str]) -> bool:
+    pods_exist = True
+    counts = state.affinity_counts
+    for t in state.pod_info.required_affinity:
+        tv = node_labels.get(t.topology_key)
+        if tv is None:
+            return False
+        if counts.get((t.topology_key, tv), 0) <= 0:
+            pods_exist = False
+    if not pods_exist:
+        me = state.pod_info
+        return not counts and pod_matches_all_terms(me.required_affinity, me.namespace, me.labels)
+    return True
+
+
+def filter_node(state: PreFilterState, node_labels: Mapping[str, str]) -> Outcome | None:
+    """Filter for one node given its labels."""
+    if not _satisfy_pod_affinity(state, node_labels):
+        return _AFFINITY_FAIL
+    if not _satisfy_pod_anti_affinity(state, node_labels):
+        return _ANTI_FAIL
+    if not _satisfy_existing_pods_anti_affinity(state, node_labels):
+        return _EXISTING_FAIL
+    return None
+
+
+def _per_slot(index: ClusterIndex, key: str, counts: Mapping[Pair, int]) -> np.ndarray:
+    """Counts of `key`'s pairs spread onto node slots (0 where the node lacks the key)."""
+    dom = index.domain(key)
+    arr = np.zeros(len(dom.values) + 1, dtype=np.int64)
+    for (k, v), c in counts.items():
+        if k == key:
+            j = dom.pos.get(v)
+            if j is not None:
+                arr[j] = c
+    return arr[dom.ids]  # id -1 picks the trailing zero
+
+
+def filter_nodes(state: PreFilterState, index: ClusterIndex, slots: np.ndarray | None = None) -> list[Outcome | None]:
+    """Filter for many node slots at once (all live slots when `slots` is None)."""
+    if slots is None:
+        slots = np.flatnonzero(index.active_mask())
+    n = index.size
+    me = state.pod_info
+    aff_fail = np.zeros(n, dtype=bool)
+    if me.required_affinity:
+        has_all = np.ones(n, dtype=bool)
+        exist = np.ones(n, dtype=bool)
+        for t in me.required_affinity:
+            has_all &= index.domain(t.topology_key).ids >= 0
+            exist &= _per_slot(index, t.topology_key, state.affinity_counts) > 0
+        exception = not state.affinity_counts and pod_matches_all_terms(
+            me.required_affinity, me.namespace, me.labels
+        )
+        aff_fail = ~has_all | (~exist & (not exception))
+    anti_fail = np.zeros(n, dtype=bool)
+    if state.anti_affinity_counts:
+        for t in me.required_anti_affinity:
+            anti_fail |= _per_slot(index, t.topology_key, state.anti_affinity_counts) > 0
+    existing_fail = np.zeros(n, dtype=bool)
+    if state.existing_anti_affinity_counts:
+        for key in {k for k, _ in state.existing_anti_affinity_counts}:
+            existing_fail |= _per_slot(index, key, state.existing_anti_affinity_counts) > 0
+    out: list[Outcome | None] = []
+    for i in slots.tolist():
+        if aff_fail[i]:
+            out.append(_AFFINITY_FAIL)
+        elif anti_fail[i]:
+            out.append(_ANTI_FAIL)
+        elif existing_fail[i]:
+            out.append(_EXISTING_FAIL)
+        else:
+            out.append(None)
+    return out
+
+
+def error_outcome(message: str) -> Outcome:
+    """fwk.AsStatus(err)."""
+    return Outcome.of(ERROR, message)
