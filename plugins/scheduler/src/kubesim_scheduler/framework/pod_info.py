@@ -1,0 +1,221 @@
+"""PodInfo: a pod dict parsed once (requests, ports, tolerations, affinity terms, images)."""
+
+# upstream: pkg/scheduler/framework/types.go (PodInfo, AffinityTerm, CalculateResource,
+# getNonMissingContainerRequests), pkg/scheduler/util/utils.go (GetHostPorts),
+# plugins/imagelocality/image_locality.go (normalizedImageName)
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ..labels import Selector, SelectorError, label_selector_as_selector
+from ..quantity import nano_to_milli, nano_to_value
+from ..resources import (
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    NANO,
+    Resource,
+    is_pod_level_requests_set,
+    max_resource_from_list,
+    pod_requests,
+    resource_from_list,
+)
+from ..taints import Toleration, toleration_of
+
+__all__ = ["PodInfo", "AffinityTerm", "WeightedAffinityTerm", "HostPort", "pod_key", "normalized_image_name"]
+
+# (hostIP, protocol, hostPort)
+HostPort = tuple[str, str, int]
+
+
+def pod_key(pod: Mapping[str, Any]) -> str:
+    """The cache key of a pod: its uid, or namespace/name when it has none."""
+    md = pod.get("metadata") or {}
+    uid = md.get("uid")
+    if uid:
+        return str(uid)
+    return f"{md.get('namespace') or 'default'}/{md.get('name', '')}"
+
+
+def normalized_image_name(name: str) -> str:
+    """Append ':latest' when the image reference has no tag."""
+    if name.rfind(":") <= name.rfind("/"):
+        return name + ":latest"
+    return name
+
+
+@attrs.frozen(slots=True)
+class AffinityTerm:
+    """A parsed PodAffinityTerm: namespaces, label selector, topology key, namespace selector."""
+
+    namespaces: frozenset[str]
+    selector: Selector
+    topology_key: str
+    namespace_selector: Selector
+
+    def matches(self, pod_namespace: str, pod_labels: Mapping[str, str], ns_labels: Mapping[str, str] | None) -> bool:
+        """AffinityTerm.Matches."""
+        if pod_namespace in self.namespaces or self.namespace_selector.matches(ns_labels or {}):
+            return self.selector.matches(pod_labels)
+        return False
+
+
+@attrs.frozen(slots=True)
+class WeightedAffinityTerm:
+    term: AffinityTerm
+    weight: int
+
+
+def _affinity_term(namespace: str, t: Mapping[str, Any]) -> AffinityTerm:
+    namespaces = t.get("namespaces") or []
+    ns_sel = t.get("namespaceSelector")
+    if not namespaces and ns_sel is None:
+        nss = frozenset([namespace])
+    else:
+        nss = frozenset(namespaces)
+    return AffinityTerm(
+        namespaces=nss,
+        selector=label_selector_as_selector(t.get("labelSelector")),
+        topology_key=t.get("topologyKey", ""),
+        namespace_selector=label_selector_as_selector(ns_sel),
+    )
+
+
+class PodInfo:
+    """A pod with everything the scheduler derives from it, computed once.
+
+    `cache` is a per-pod memo that plugins may use for their own parsed forms (keyed by
+    plugin name); a PodInfo is rebuilt whenever the pod object changes.
+    """
+
+    __slots__ = (
+        "pod", "key", "name", "namespace", "uid", "labels", "priority", "scheduler_name",
+        "node_name", "requests", "non0_cpu", "non0_mem", "host_ports", "tolerations",
+        "images", "num_containers", "required_affinity_terms", "required_anti_affinity_terms",
+        "preferred_affinity_terms", "preferred_anti_affinity_terms", "parse_error",
+        "has_affinity", "has_required_anti_affinity", "scheduling_gates", "cache",
+        "_fit_request", "_score_requests",
+    )
+
+    def __init__(self, pod: Mapping[str, Any]) -> None:
+        md = pod.get("metadata") or {}
+        spec = pod.get("spec") or {}
+        self.pod = pod
+        self.key = pod_key(pod)
+        self.name: str = md.get("name", "")
+        self.namespace: str = md.get("namespace") or "default"
+        self.uid: str = md.get("uid") or ""
+        self.labels: Mapping[str, str] = md.get("labels") or {}
+        self.priority: int = int(spec.get("priority") or 0)
+        self.scheduler_name: str = spec.get("schedulerName") or "default-scheduler"
+        self.node_name: str = spec.get("nodeName") or ""
+        self.scheduling_gates: list[str] = [g.get("name", "") for g in spec.get("schedulingGates") or ()]
+        self.cache: dict[str, Any] = {}
+        self._fit_request: Resource | None = None
+        self._score_requests: dict[tuple[str, bool], int] = {}
+
+        # CalculateResource: requests (with status resources, pod-level requests) + non-zero.
+        reqs = pod_requests(pod, use_status=True)
+        self.requests = resource_from_list(reqs)
+        if is_pod_level_requests_set(pod):
+            non_missing = {}
+            if "cpu" not in reqs:
+                non_missing["cpu"] = DEFAULT_MILLI_CPU_REQUEST * 10**6
+            if "memory" not in reqs:
+                non_missing["memory"] = DEFAULT_MEMORY_REQUEST * NANO
+        else:
+            non_missing = {"cpu": DEFAULT_MILLI_CPU_REQUEST * 10**6, "memory": DEFAULT_MEMORY_REQUEST * NANO}
+        non0 = pod_requests(pod, use_status=True, non_missing=non_missing) if non_missing else reqs
+        self.non0_cpu = nano_to_milli(non0.get("cpu", 0))
+        self.non0_mem = nano_to_value(non0.get("memory", 0))
+
+        ports: list[HostPort] = []
+        for c in spec.get("initContainers") or ():
+            if c.get("restartPolicy") != "Always":
+                continue
+            ports.extend(_host_ports(c))
+        for c in spec.get("containers") or ():
+            ports.extend(_host_ports(c))
+        self.host_ports = ports
+
+        self.tolerations: tuple[Toleration, ...] = tuple(toleration_of(t) for t in spec.get("tolerations") or ())
+        inits = spec.get("initContainers") or ()
+        conts = spec.get("containers") or ()
+        self.images = [normalized_image_name(c.get("image", "")) for c in (*inits, *conts)]
+        self.num_containers = len(inits) + len(conts)
+
+        aff = spec.get("affinity") or {}
+        pa = aff.get("podAffinity")
+        paa = aff.get("podAntiAffinity")
+        self.has_affinity = pa is not None or paa is not None
+        self.has_required_anti_affinity = bool(paa and paa.get("requiredDuringSchedulingIgnoredDuringExecution"))
+        self.parse_error: str | None = None
+        self.required_affinity_terms: list[AffinityTerm] = []
+        self.required_anti_affinity_terms: list[AffinityTerm] = []
+        self.preferred_affinity_terms: list[WeightedAffinityTerm] = []
+        self.preferred_anti_affinity_terms: list[WeightedAffinityTerm] = []
+        errs = []
+        for attr, src, weighted in (
+            ("required_affinity_terms", (pa or {}).get("requiredDuringSchedulingIgnoredDuringExecution"), False),
+            ("required_anti_affinity_terms", (paa or {}).get("requiredDuringSchedulingIgnoredDuringExecution"), False),
+            ("preferred_affinity_terms", (pa or {}).get("preferredDuringSchedulingIgnoredDuringExecution"), True),
+            ("preferred_anti_affinity_terms", (paa or {}).get("preferredDuringSchedulingIgnoredDuringExecution"), True),
+        ):
+            if not src:
+                continue
+            try:
+                if weighted:
+                    terms: list[Any] = [
+                        WeightedAffinityTerm(_affinity_term(self.namespace, w.get("podAffinityTerm") or {}), int(w.get("weight") or 0))
+                        for w in src
+                    ]
+                else:
+                    terms = [_affinity_term(self.namespace, t) for t in src]
+            except SelectorError as e:
+                errs.append(f"{attr}: {e}")
+                continue
+            setattr(self, attr, terms)
+        if errs:
+            self.parse_error = "; ".join(errs)
+
+    @property
+    def fit_request(self) -> Resource:
+        """NodeResourcesFit's PreFilter request (no status resources, pod-level honoured)."""
+        if self._fit_request is None:
+            self._fit_request = max_resource_from_list(pod_requests(self.pod))
+        return self._fit_request
+
+    def score_request(self, resource: str, use_requested: bool) -> int:
+        """resourceAllocationScorer.calculatePodResourceRequest for one resource name.
+
+        With use_requested False the per-container non-zero defaults apply (100m, 200Mi).
+        """
+        k = (resource, use_requested)
+        v = self._score_requests.get(k)
+        if v is None:
+            nm = None if use_requested else {
+                "cpu": DEFAULT_MILLI_CPU_REQUEST * 10**6, "memory": DEFAULT_MEMORY_REQUEST * NANO,
+            }
+            reqs = self.cache.get(("score-reqs", use_requested))
+            if reqs is None:
+                reqs = pod_requests(self.pod, non_missing=nm, use_status=True)
+                self.cache[("score-reqs", use_requested)] = reqs
+            q = reqs.get(resource, 0)
+            v = nano_to_milli(q) if resource == "cpu" else nano_to_value(q)
+            self._score_requests[k] = v
+        return v
+
+    def __repr__(self) -> str:
+        return f"PodInfo({self.namespace}/{self.name})"
+
+
+def _host_ports(container: Mapping[str, Any]) -> Sequence[HostPort]:
+    out = []
+    for p in container.get("ports") or ():
+        hp = int(p.get("hostPort") or 0)
+        if hp > 0:
+            out.append((p.get("hostIP") or "", p.get("protocol") or "", hp))
+    return out

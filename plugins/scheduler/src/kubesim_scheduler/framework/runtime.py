@@ -1,0 +1,431 @@
+"""Framework: a profile's plugin instances and the runners for every extension point.
+
+Filter and Score run batch-first over node-table rows; per-node plugins are adapted by
+looping over NodeInfo views. Plugin exceptions become Error statuses.
+"""
+
+# upstream: pkg/scheduler/framework/runtime/framework.go (NewFramework, RunPreFilterPlugins,
+# RunFilterPlugins, RunPreScorePlugins, RunScorePlugins, RunPostFilterPlugins,
+# RunReservePlugins*, RunPermitPlugins, RunPreBindPlugins, RunBindPlugins, RunPostBindPlugins)
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import interface as itf
+from .cycle_state import CycleState
+from .diagnosis import NodeToStatus
+from .events import ActionType, ClusterEvent, ClusterEventWithHint, WILDCARD
+from .handle import Handle
+from .interface import MAX_NODE_SCORE, MIN_NODE_SCORE, BatchFilterResult, NodeScore, PreFilterResult
+from .node_info import NodeInfo, NodeInfoList
+from .pod_info import PodInfo
+from .profile_config import POINT_INTERFACES, ProfileConfig, args_to_dict
+from .queued_pod_info import QueuedPodInfo
+from .status import Code, Status
+
+__all__ = ["Framework", "FilterOutcome", "Rejection", "ScoreOutcome", "FrameworkError"]
+
+_REJECT_CODES = (int(Code.UNSCHEDULABLE), int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), int(Code.PENDING))
+
+
+class FrameworkError(ValueError):
+    """A profile that cannot be built (unknown plugin, wrong extension point, bad args)."""
+
+
+class Rejection:
+    """Nodes one Filter plugin rejected: positions into the candidate rows, codes, reasons."""
+
+    __slots__ = ("plugin", "pos", "codes", "result")
+
+    def __init__(self, plugin: str, pos: np.ndarray, codes: np.ndarray, result: BatchFilterResult) -> None:
+        self.plugin = plugin
+        self.pos = pos
+        self.codes = codes
+        self.result = result
+
+    def status(self, i: int, row: int) -> Status:
+        """Status of the i-th rejected node (row is its node-table row)."""
+        code = Code(int(self.codes[i]))
+        st = Status(code, *self.result.reasons(row), plugin=self.plugin)
+        if int(code) not in _REJECT_CODES:
+            return Status.from_error(f'running "{self.plugin}" filter plugin: {st.message()}', plugin=self.plugin)
+        return st
+
+
+class FilterOutcome:
+    """Result of the Filter plugins over candidate rows (in evaluation order)."""
+
+    __slots__ = ("rows", "passed_pos", "rejections", "plugins_run")
+
+    def __init__(self, rows: np.ndarray, passed_pos: np.ndarray, rejections: list[Rejection], plugins_run: list[str]) -> None:
+        self.rows = rows
+        self.passed_pos = passed_pos
+        self.rejections = rejections
+        self.plugins_run = plugins_run
+
+
+class ScoreOutcome:
+    """Per-plugin raw, normalised and weighted scores over the scored rows, and totals."""
+
+    __slots__ = ("rows", "plugins", "raw", "normalized", "final", "total")
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = rows
+        self.plugins: list[str] = []
+        self.raw: list[np.ndarray] = []
+        self.normalized: list[np.ndarray] = []
+        self.final: list[np.ndarray] = []
+        self.total = np.zeros(len(rows), dtype=np.int64)
+
+
+def _call(fn: Any, *args: Any) -> Any:
+    """Call a plugin method; an exception becomes an Error status."""
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001 - plugin failures are statuses, not crashes
+        return Status.from_error(e)
+
+
+class Framework:
+    """Plugin instances of one profile and their runners."""
+
+    def __init__(self, config: ProfileConfig, registry: Mapping[str, type[itf.Plugin]], handle: Handle) -> None:
+        self.config = config
+        self.handle = handle
+        self.profile_name = config.scheduler_name
+        self.percentage_of_nodes_to_score = config.percentage_of_nodes_to_score
+        self.plugins: dict[str, itf.Plugin] = {}
+        for point in POINT_INTERFACES:
+            for name in config.enabled(point):
+                if name in self.plugins:
+                    continue
+                cls = registry.get(name)
+                if cls is None:
+                    raise FrameworkError(f"plugin {name!r} does not exist")
+                try:
+                    self.plugins[name] = cls(args_to_dict(config.plugin_args.get(name)), handle)
+                except FrameworkError:
+                    raise
+                except Exception as e:
+                    raise FrameworkError(f"initializing plugin {name!r}: {e}") from e
+        per_point: dict[str, list[Any]] = {}
+        for point, iface in POINT_INTERFACES.items():
+            lst = []
+            for name in config.enabled(point):
+                pl = self.plugins[name]
+                if not isinstance(pl, iface):
+                    raise FrameworkError(f"plugin {name!r} does not extend {point} plugin")
+                lst.append(pl)
+            per_point[point] = lst
+        self.pre_enqueue_plugins: list[itf.PreEnqueuePlugin] = per_point["preEnqueue"]
+        qs = per_point["queueSort"]
+        if len(qs) > 1:
+            raise FrameworkError("only one queue sort plugin can be enabled")
+        self.queue_sort_plugin: itf.QueueSortPlugin | None = qs[0] if qs else None
+        self.pre_filter_plugins: list[itf.PreFilterPlugin] = per_point["preFilter"]
+        self.filter_plugins: list[itf.FilterPlugin] = per_point["filter"]
+        self.post_filter_plugins: list[itf.PostFilterPlugin] = per_point["postFilter"]
+        self.pre_score_plugins: list[itf.PreScorePlugin] = per_point["preScore"]
+        self.score_plugins: list[itf.ScorePlugin] = per_point["score"]
+        self.reserve_plugins: list[itf.ReservePlugin] = per_point["reserve"]
+        self.permit_plugins: list[itf.PermitPlugin] = per_point["permit"]
+        self.pre_bind_plugins: list[itf.PreBindPlugin] = per_point["preBind"]
+        self.bind_plugins: list[itf.BindPlugin] = per_point["bind"]
+        self.post_bind_plugins: list[itf.PostBindPlugin] = per_point["postBind"]
+        self.weights = {pl.name: int(config.weights.get(pl.name, 1) or 1) for pl in self.score_plugins}
+        self._score_has_norm = {pl.name: type(pl).has_normalize() for pl in self.score_plugins}
+        self.events_by_plugin = self._collect_events()
+
+    # ------------------------------------------------------------ metadata
+    def _collect_events(self) -> dict[str, list[ClusterEventWithHint]]:
+        """EventsToRegister per plugin; plugins without EnqueueExtensions get every event."""
+        out: dict[str, list[ClusterEventWithHint]] = {}
+        seen = set()
+        for pl in (*self.pre_enqueue_plugins, *self.pre_filter_plugins, *self.filter_plugins,
+                   *self.reserve_plugins, *self.permit_plugins):
+            if pl.name in seen:
+                continue
+            seen.add(pl.name)
+            if isinstance(pl, itf.EnqueueExtensions):
+                out[pl.name] = list(pl.events_to_register())
+            else:
+                out[pl.name] = [ClusterEventWithHint(ClusterEvent(WILDCARD, ActionType.ALL))]
+        return out
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.filter_plugins)
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.score_plugins)
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.post_filter_plugins)
+
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        if self.queue_sort_plugin is None:
+            return False
+        return bool(self.queue_sort_plugin.less(a, b))
+
+    # ----------------------------------------------------------- pre-enqueue
+    def run_pre_enqueue(self, pod: Mapping[str, Any]) -> Status | None:
+        for pl in self.pre_enqueue_plugins:
+            s = _call(pl.pre_enqueue, pod)
+            if s is not None and not s.is_success():
+                return s.with_plugin(pl.name)
+        return None
+
+    # ------------------------------------------------------------- prefilter
+    def run_pre_filter(
+        self, state: CycleState, pod_info: PodInfo, nodes: NodeInfoList
+    ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
+        """RunPreFilterPlugins: merge node-name narrowing; Skip marks the Filter to skip."""
+        result: PreFilterResult | None = None
+        plugins_with_nodes: set[str] = set()
+        return_status: Status | None = None
+        pod = pod_info.pod
+        skip = state.skip_filter_plugins
+        try:
+            for pl in self.pre_filter_plugins:
+                out = _call(pl.pre_filter, state, pod, nodes)
+                if isinstance(out, Status):
+                    r, s = None, out
+                else:
+                    r, s = out
+                if s is not None and s.is_skip():
+                    skip.add(pl.name)
+                    continue
+                if s is not None and not s.is_success():
+                    s.plugin = pl.name
+                    if s.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                        return None, s, set()
+                    if s.code == Code.UNSCHEDULABLE:
+                        return_status = s
+                        continue
+                    return None, Status.from_error(f'running PreFilter plugin "{pl.name}": {s.message()}', plugin=pl.name), set()
+                if r is not None and not r.all_nodes():
+                    plugins_with_nodes.add(pl.name)
+                result = r if result is None else result.merge(r)
+                if result is not None and not result.all_nodes() and not result.node_names:
+                    names = sorted(plugins_with_nodes)
+                    if len(names) == 1:
+                        msg = f"node(s) didn't satisfy plugin {names[0]}"
+                    else:
+                        msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+                    return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg), plugins_with_nodes
+        finally:
+            state.skip_filter_plugins = skip
+        return result, return_status, plugins_with_nodes
+
+    # ---------------------------------------------------------------- filter
+    def run_filter(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> FilterOutcome:
+        """Run every Filter plugin over rows; each node keeps its first rejecting plugin."""
+        remaining = np.arange(len(rows), dtype=np.intp)
+        rejections: list[Rejection] = []
+        plugins_run: list[str] = []
+        skip = state.skip_filter_plugins
+        for pl in self.filter_plugins:
+            if pl.name in skip:
+                continue
+            if len(remaining) == 0:
+                break
+            plugins_run.append(pl.name)
+            sub = rows[remaining]
+            if isinstance(pl, itf.BatchFilterPlugin):
+                res = _call(pl.filter_batch, state, pod_info, sub)
+                if isinstance(res, Status):
+                    err = res
+                    res = BatchFilterResult(np.full(len(sub), int(Code.ERROR), dtype=np.int8), lambda _r, e=err: e.reasons)
+            else:
+                res = self._filter_per_node(pl, state, pod_info, sub)
+            fail = res.codes != 0
+            if fail.any():
+                rejections.append(Rejection(pl.name, remaining[fail], res.codes[fail], res))
+                remaining = remaining[~fail]
+        return FilterOutcome(rows, remaining, rejections, plugins_run)
+
+    def _filter_per_node(self, pl: itf.FilterPlugin, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> BatchFilterResult:
+        table = self.handle.node_table
+        pod = pod_info.pod
+        codes = np.zeros(len(rows), dtype=np.int8)
+        statuses: dict[int, Status] = {}
+        for i, row in enumerate(rows.tolist()):
+            s = _call(pl.filter, state, pod, NodeInfo(table, row))
+            if s is not None and not s.is_success():
+                codes[i] = int(s.code)
+                statuses[row] = s
+        return BatchFilterResult(codes, lambda row: statuses[row].reasons)
+
+    def run_filter_on_node(self, state: CycleState, pod_info: PodInfo, row: int) -> Status | None:
+        """RunFilterPlugins for a single node (preemption's what-if checks)."""
+        out = self.run_filter(state, pod_info, np.array([row], dtype=np.intp))
+        if not out.rejections:
+            return None
+        return out.rejections[0].status(0, row)
+
+    # ----------------------------------------------------------- postfilter
+    def run_post_filter(self, state: CycleState, pod_info: PodInfo, statuses: NodeToStatus) -> tuple[itf.PostFilterResult | None, Status]:
+        result = None
+        reasons: list[str] = []
+        rejector = ""
+        for pl in self.post_filter_plugins:
+            out = _call(pl.post_filter, state, pod_info.pod, statuses)
+            if isinstance(out, Status):
+                r, s = None, out
+            else:
+                r, s = out
+            if s is None or s.is_success():
+                return r, s or Status()
+            if s.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return r, s.with_plugin(pl.name)
+            if not s.is_rejected():
+                return None, Status.from_error(s.message(), plugin=pl.name)
+            if r is not None and r.nominating_info is not None and r.nominating_info.mode != itf.NominatingInfo.MODE_NOOP:
+                result = r
+            reasons.extend(s.reasons)
+            if not rejector:
+                rejector = pl.name
+        return result, Status(Code.UNSCHEDULABLE, *reasons, plugin=rejector)
+
+    # --------------------------------------------------------------- scoring
+    def run_pre_score(self, state: CycleState, pod_info: PodInfo, nodes: NodeInfoList) -> Status | None:
+        skip = state.skip_score_plugins
+        for pl in self.pre_score_plugins:
+            s = _call(pl.pre_score, state, pod_info.pod, nodes)
+            if s is not None and s.is_skip():
+                skip.add(pl.name)
+                continue
+            if s is not None and not s.is_success():
+                return Status.from_error(f'running PreScore plugin "{pl.name}": {s.message()}', plugin=pl.name)
+        return None
+
+    def run_score(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> ScoreOutcome | Status:
+        """RunScorePlugins: score, normalise, range-check, weight; totals per node."""
+        out = ScoreOutcome(rows)
+        skip = state.skip_score_plugins
+        for pl in self.score_plugins:
+            if pl.name in skip:
+                continue
+            if isinstance(pl, itf.BatchScorePlugin):
+                raw = _call(pl.score_batch, state, pod_info, rows)
+                if isinstance(raw, Status):
+                    return Status.from_error(f'running Score plugins: plugin "{pl.name}" failed with: {raw.message()}')
+                raw = np.asarray(raw, dtype=np.int64)
+                if self._score_has_norm[pl.name]:
+                    norm = _call(pl.normalize_batch, state, pod_info, rows, raw.copy())
+                    if isinstance(norm, Status):
+                        return Status.from_error(f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {norm.message()}')
+                    norm = np.asarray(norm, dtype=np.int64)
+                else:
+                    norm = raw
+            else:
+                res = self._score_per_node(pl, state, pod_info, rows)
+                if isinstance(res, Status):
+                    return res
+                raw, norm = res
+            if len(norm) and (int(norm.max()) > MAX_NODE_SCORE or int(norm.min()) < MIN_NODE_SCORE):
+                bad = int(norm.max()) if int(norm.max()) > MAX_NODE_SCORE else int(norm.min())
+                return Status.from_error(
+                    f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid score {bad}, '
+                    f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+                )
+            final = norm * self.weights[pl.name]
+            out.plugins.append(pl.name)
+            out.raw.append(raw)
+            out.normalized.append(norm)
+            out.final.append(final)
+            out.total += final
+        return out
+
+    def _score_per_node(self, pl: itf.ScorePlugin, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | Status:
+        table = self.handle.node_table
+        pod = pod_info.pod
+        raw = np.zeros(len(rows), dtype=np.int64)
+        for i, row in enumerate(rows.tolist()):
+            v = _call(pl.score, state, pod, NodeInfo(table, row))
+            if isinstance(v, tuple):
+                v, s = v
+                if s is not None and not s.is_success():
+                    return Status.from_error(f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}')
+            if isinstance(v, Status):
+                return Status.from_error(f'running Score plugins: plugin "{pl.name}" failed with: {v.message()}')
+            raw[i] = int(v)
+        if not self._score_has_norm[pl.name]:
+            return raw, raw
+        names = table.names
+        scores = [NodeScore(names[r], int(raw[i])) for i, r in enumerate(rows.tolist())]
+        s = _call(pl.normalize_score, state, pod, scores)
+        if s is not None and not s.is_success():
+            return Status.from_error(f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {s.message()}')
+        return raw, np.array([x.score for x in scores], dtype=np.int64)
+
+    # --------------------------------------------------------------- binding
+    def run_reserve(self, state: CycleState, pod_info: PodInfo, node: str) -> Status | None:
+        for pl in self.reserve_plugins:
+            s = _call(pl.reserve, state, pod_info.pod, node)
+            if s is not None and not s.is_success():
+                if s.is_rejected():
+                    return s.with_plugin(pl.name)
+                return Status.from_error(f'running Reserve plugin "{pl.name}": {s.message()}', plugin=pl.name)
+        return None
+
+    def run_unreserve(self, state: CycleState, pod_info: PodInfo, node: str) -> None:
+        for pl in reversed(self.reserve_plugins):
+            _call(pl.unreserve, state, pod_info.pod, node)
+
+    def run_permit(self, state: CycleState, pod_info: PodInfo, node: str) -> Status | None:
+        """RunPermitPlugins; Wait is returned as a Wait status (the simulator decides what waiting means)."""
+        waiting = False
+        for pl in self.permit_plugins:
+            out = _call(pl.permit, state, pod_info.pod, node)
+            s = out if isinstance(out, Status) else (out[0] if out else None)
+            if s is None or s.is_success():
+                continue
+            if s.is_rejected():
+                return s.with_plugin(pl.name)
+            if s.is_wait():
+                waiting = True
+                continue
+            return Status.from_error(f'running Permit plugin "{pl.name}": {s.message()}', plugin=pl.name)
+        if waiting:
+            return Status(Code.WAIT, f'one or more plugins asked to wait and no plugin rejected pod "{pod_info.name}"')
+        return None
+
+    def run_pre_bind(self, state: CycleState, pod_info: PodInfo, node: str) -> Status | None:
+        for pl in self.pre_bind_plugins:
+            if pl.name in state.skip_pre_bind_plugins:
+                continue
+            s = _call(pl.pre_bind, state, pod_info.pod, node)
+            if s is not None and not s.is_success():
+                if s.is_rejected():
+                    return s.with_plugin(pl.name)
+                return Status.from_error(f'running PreBind plugin "{pl.name}": {s.message()}', plugin=pl.name)
+        return None
+
+    def run_bind(self, state: CycleState, pod_info: PodInfo, node: str) -> Status | None:
+        if not self.bind_plugins:
+            return Status(Code.SKIP)
+        s: Status | None = None
+        for pl in self.bind_plugins:
+            s = _call(pl.bind, state, pod_info.pod, node)
+            if s is not None and s.is_skip():
+                continue
+            if s is not None and not s.is_success():
+                if s.is_rejected():
+                    return s.with_plugin(pl.name)
+                return Status.from_error(f'running Bind plugin "{pl.name}": {s.message()}', plugin=pl.name)
+            return s
+        return s
+
+    def run_post_bind(self, state: CycleState, pod_info: PodInfo, node: str) -> None:
+        for pl in self.post_bind_plugins:
+            _call(pl.post_bind, state, pod_info.pod, node)
+
+    def plugin(self, name: str) -> itf.Plugin | None:
+        return self.plugins.get(name)
+
+    def plugin_names(self, point: str) -> Sequence[str]:
+        return self.config.enabled(point)

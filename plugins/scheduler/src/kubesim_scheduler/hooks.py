@@ -1,0 +1,1 @@
+"""kubesim hook implementations of the scheduler plugin (filled in once the core plugin manager exists)."""
