@@ -1,0 +1,40 @@
+"""The in-tree plugin registry: plugin name -> class."""
+
+# upstream: pkg/scheduler/framework/plugins/registry.go
+
+from __future__ import annotations
+
+from ..framework.interface import Plugin
+from .defaultbinder import DefaultBinder
+from .imagelocality import ImageLocality
+from .nodeaffinity import NodeAffinity
+from .nodename import NodeName
+from .nodeports import NodePorts
+from .noderesources import BalancedAllocation, Fit
+from .nodeunschedulable import NodeUnschedulable
+from .queuesort import PrioritySort
+from .schedulinggates import SchedulingGates
+from .tainttoleration import TaintToleration
+from .volumes import NodeVolumeLimits, VolumeBinding, VolumeRestrictions, VolumeZone
+
+__all__ = ["in_tree_registry"]
+
+_BUILTIN: tuple[type[Plugin], ...] = (
+    SchedulingGates, PrioritySort, NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
+    NodePorts, Fit, VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
+    BalancedAllocation, ImageLocality, DefaultBinder,
+)
+
+
+def in_tree_registry() -> dict[str, type[Plugin]]:
+    """All in-tree plugins that are available in this installation."""
+    reg: dict[str, type[Plugin]] = {cls.name: cls for cls in _BUILTIN}
+    for modname in ("interpodaffinity_plugin", "podtopologyspread_plugin", "defaultpreemption"):
+        try:
+            mod = __import__(f"{__package__}.{modname}", fromlist=["PLUGIN"])
+        except ImportError:
+            continue
+        cls = getattr(mod, "PLUGIN", None)
+        if cls is not None:
+            reg[cls.name] = cls
+    return reg
