@@ -1,0 +1,192 @@
+"""ScheduleAttempt: what one scheduling attempt decided, with per-node, per-plugin details.
+
+Details are kept as the arrays the cycle produced and turned into dicts only when asked;
+`trim()` applies the detail level (all nodes, the best N nodes, or nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .framework.diagnosis import FitError
+from .framework.runtime import FilterOutcome, ScoreOutcome
+from .framework.status import Status
+
+__all__ = ["ScheduleAttempt", "PASSED", "PluginScore"]
+
+PASSED = "passed"
+
+# per plugin: {"rawScore", "normalizedScore", "finalScore"}
+PluginScore = dict[str, int]
+
+
+class ScheduleAttempt:
+    """The outcome of scheduling one pod once (a ScenarioPodScheduleResult's source).
+
+    `node` is the selected node (None when the attempt failed); `status` is None on success,
+    else the failure (its `error` is a FitError when no node fit).
+    """
+
+    def __init__(self, pod: Mapping[str, Any], profile: str, time: float) -> None:
+        self.pod = pod
+        self.profile = profile
+        self.time = time
+        self.node: str | None = None
+        self.status: Status | None = None
+        self.bound = False
+        self.num_all_nodes = 0
+        self.pre_filter_status: Status | None = None
+        self.pre_filter_excluded_status: Status | None = None
+        self.post_filter_status: Status | None = None
+        self.nominated_node: str | None = None
+        self.filter_plugins: list[str] = []
+        self._names: np.ndarray | None = None
+        self._all_rows: np.ndarray | None = None
+        self._filter: FilterOutcome | None = None
+        self._processed_upto: int = -1
+        self._feasible_rows: np.ndarray | None = None
+        self._score: ScoreOutcome | None = None
+        self._statuses: dict[str, Status] | None = None
+
+    # --------------------------------------------------------------- basics
+    @property
+    def pod_name(self) -> str:
+        md = self.pod.get("metadata") or {}
+        return f"{md.get('namespace') or 'default'}/{md.get('name', '')}"
+
+    @property
+    def succeeded(self) -> bool:
+        return self.node is not None and (self.status is None or self.status.is_success())
+
+    @property
+    def fit_error(self) -> FitError | None:
+        if self.status is not None and isinstance(self.status.error, FitError):
+            return self.status.error
+        return None
+
+    def message(self) -> str:
+        """The failure message (upstream's FitError text for unschedulable pods)."""
+        return "" if self.status is None else self.status.message()
+
+    # ------------------------------------------------------------ node sets
+    def candidate_nodes(self) -> list[str]:
+        """All nodes the attempt considered (the snapshot's nodes)."""
+        if self._all_rows is None or self._names is None:
+            return []
+        return self._names[self._all_rows].tolist()
+
+    def feasible_nodes(self) -> list[str]:
+        """Nodes that passed PreFilter and Filter."""
+        if self._feasible_rows is None or self._names is None:
+            return []
+        return self._names[self._feasible_rows].tolist()
+
+    # --------------------------------------------------------------- filter
+    def filter_statuses(self) -> dict[str, Status]:
+        """Rejected node -> the status of the first plugin that rejected it."""
+        if self._statuses is not None:
+            return self._statuses
+        out: dict[str, Status] = {}
+        if self._names is not None and self._all_rows is not None:
+            names = self._names
+            if self.pre_filter_status is not None:
+                for n in names[self._all_rows].tolist():
+                    out[n] = self.pre_filter_status
+            else:
+                if self.pre_filter_excluded_status is not None and self._filter is not None:
+                    considered = set(self._filter.rows.tolist())
+                    for r in self._all_rows.tolist():
+                        if r not in considered:
+                            out[names[r]] = self.pre_filter_excluded_status
+                if self._filter is not None:
+                    rows = self._filter.rows
+                    for rej in self._filter.rejections:
+                        for i, pos in enumerate(rej.pos.tolist()):
+                            if pos > self._processed_upto:
+                                continue
+                            row = int(rows[pos])
+                            out[names[row]] = rej.status(i, row)
+        self._statuses = out
+        return out
+
+    def filter_results(self, passed: str = PASSED) -> dict[str, dict[str, str]]:
+        """node -> plugin -> 'passed' or the rejection message, for every Filter plugin run."""
+        out: dict[str, dict[str, str]] = {}
+        statuses = self.filter_statuses()
+        for node in self.feasible_nodes():
+            out[node] = {p: passed for p in self.filter_plugins}
+        for node, st in statuses.items():
+            d: dict[str, str] = {}
+            if st.plugin in self.filter_plugins:
+                for p in self.filter_plugins:
+                    if p == st.plugin:
+                        break
+                    d[p] = passed
+            d[st.plugin or "PreFilterResult"] = st.message()
+            out[node] = d
+        return out
+
+    def reason_counts(self) -> dict[str, int]:
+        """Reason -> number of nodes, as aggregated in the FitError message."""
+        counts: dict[str, int] = {}
+        for st in self.filter_statuses().values():
+            for r in st.reasons:
+                counts[r] = counts.get(r, 0) + 1
+        return counts
+
+    # ---------------------------------------------------------------- score
+    def scores(self) -> dict[str, dict[str, PluginScore]]:
+        """node -> plugin -> {rawScore, normalizedScore, finalScore} for scored nodes."""
+        out: dict[str, dict[str, PluginScore]] = {}
+        sc = self._score
+        if sc is None or self._names is None:
+            return out
+        names = self._names[sc.rows].tolist()
+        for j, p in enumerate(sc.plugins):
+            raw, norm, fin = sc.raw[j].tolist(), sc.normalized[j].tolist(), sc.final[j].tolist()
+            for i, n in enumerate(names):
+                out.setdefault(n, {})[p] = {"rawScore": raw[i], "normalizedScore": norm[i], "finalScore": fin[i]}
+        return out
+
+    def final_scores(self) -> dict[str, dict[str, int]]:
+        return {n: {p: v["finalScore"] for p, v in d.items()} for n, d in self.scores().items()}
+
+    def totals(self) -> dict[str, int]:
+        sc = self._score
+        if sc is None or self._names is None:
+            return {}
+        return dict(zip(self._names[sc.rows].tolist(), sc.total.tolist()))
+
+    # ---------------------------------------------------------------- trim
+    def trim(self, detail: str | int) -> None:
+        """Apply a detail level: 'all' keeps everything, 'none' drops the per-node data, and
+        an int N keeps scores of the best N nodes plus the filter statuses."""
+        if detail == "all":
+            return
+        if detail == "none":
+            self._filter = None
+            self._score = None
+            self._statuses = None
+            self._all_rows = None
+            self._feasible_rows = None
+            return
+        n = int(detail)
+        sc = self._score
+        if sc is not None and len(sc.rows) > n:
+            keep = np.argsort(-sc.total, kind="stable")[:n]
+            trimmed = ScoreOutcome(sc.rows[keep])
+            trimmed.plugins = sc.plugins
+            trimmed.raw = [a[keep] for a in sc.raw]
+            trimmed.normalized = [a[keep] for a in sc.normalized]
+            trimmed.final = [a[keep] for a in sc.final]
+            trimmed.total = sc.total[keep]
+            self._score = trimmed
+        self.filter_statuses()
+        self._filter = None
+
+    def __repr__(self) -> str:
+        code = "ok" if self.status is None else str(self.status.code)
+        return f"ScheduleAttempt({self.pod_name} -> {self.node}, {code})"

@@ -1,0 +1,464 @@
+"""Scheduler: cluster state in, one scheduling attempt at a time out.
+
+The scheduling cycle follows upstream's schedulePod: PreFilter, Filter over nodes from a
+rotating start index until enough feasible nodes are found (percentageOfNodesToScore),
+PostFilter on failure, PreScore/Score/NormalizeScore, and selectHost with ties broken by
+a seeded RNG. The binding cycle (Reserve, Permit, PreBind, Bind, PostBind) runs
+synchronously right after.
+"""
+
+# upstream: pkg/scheduler/schedule_one.go (ScheduleOne, schedulingCycle, bindingCycle,
+# schedulePod, findNodesThatFitPod, findNodesThatPassFilters, numFeasibleNodesToFind,
+# prioritizeNodes, selectHost, handleSchedulingFailure), pkg/scheduler/eventhandlers.go
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .attempt import ScheduleAttempt
+from .framework.cycle_state import CycleState
+from .framework.diagnosis import Diagnosis, FitError, NodeToStatus, NoNodesAvailable
+from .framework.events import (
+    ASSIGNED_POD,
+    NODE,
+    ActionType,
+    ClusterEvent,
+    node_scheduling_properties_change,
+    pod_scheduling_properties_change,
+)
+from .framework.handle import Binder, Handle, ObjectLister
+from .framework.interface import Plugin
+from .framework.node_info import NodeInfoList
+from .framework.node_table import NodeTable
+from .framework.pod_info import PodInfo, pod_key
+from .framework.profile_config import DEFAULT_MULTI_POINT, ProfileConfig
+from .framework.queued_pod_info import QueuedPodInfo
+from .framework.runtime import Framework, ScoreOutcome
+from .framework.status import Code, Status
+from .plugins.registry import in_tree_registry
+from .scheduling_queue import SchedulingQueue
+
+__all__ = ["Scheduler", "num_feasible_nodes_to_find", "default_profile", "MIN_FEASIBLE_NODES_TO_FIND"]
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
+    """How many feasible nodes to find before stopping (upstream's adaptive formula)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = 50 - num_all_nodes // 125
+        if percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+            percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+    n = num_all_nodes * percentage // 100
+    if n < MIN_FEASIBLE_NODES_TO_FIND:
+        return MIN_FEASIBLE_NODES_TO_FIND
+    return n
+
+
+def default_profile(registry: Mapping[str, type[Plugin]] | None = None, **kw: Any) -> ProfileConfig:
+    """The v1.34 default profile over the plugins available in `registry`."""
+    reg = registry if registry is not None else in_tree_registry()
+    return ProfileConfig.from_multi_point(DEFAULT_MULTI_POINT, reg, skip_unknown=True, **kw)
+
+
+class _Cycle:
+    """Scratch of one schedulePod run."""
+
+    __slots__ = ("state", "pod_info", "fw", "attempt", "diagnosis", "feasible", "error")
+
+    def __init__(self, state: CycleState, pod_info: PodInfo, fw: Framework, attempt: ScheduleAttempt) -> None:
+        self.state = state
+        self.pod_info = pod_info
+        self.fw = fw
+        self.attempt = attempt
+        self.diagnosis = Diagnosis()
+        self.feasible: np.ndarray = np.empty(0, dtype=np.intp)
+        self.error: Status | None = None
+
+
+class Scheduler:
+    """A kube-scheduler: profiles, node table, queue; feed it objects, call schedule_one().
+
+    `now` is the simulated clock (seconds); `binder(pod, node)` writes bindings (defaults to
+    recording them here); `lister(kind, namespace)` serves other API objects to plugins.
+    `detail` is the per-attempt detail level kept: 'all', 'none' or the best N nodes.
+    """
+
+    def __init__(
+        self,
+        profiles: Sequence[ProfileConfig] | None = None,
+        *,
+        registry: Mapping[str, type[Plugin]] | None = None,
+        seed: int = 0,
+        now: Callable[[], float] | None = None,
+        binder: Binder | None = None,
+        lister: ObjectLister | None = None,
+        percentage_of_nodes_to_score: int = 0,
+        pod_initial_backoff: float = 1.0,
+        pod_max_backoff: float = 10.0,
+        detail: str | int = "all",
+    ) -> None:
+        self.registry = dict(registry) if registry is not None else in_tree_registry()
+        self._clock = now or (lambda: 0.0)
+        self.table = NodeTable()
+        self._external_binder = binder
+        self.handle = Handle(self.table, lister=lister, binder=self._bind, now=self._clock)
+        if not profiles:
+            profiles = [default_profile(self.registry)]
+        self.frameworks: dict[str, Framework] = {}
+        for p in profiles:
+            if p.scheduler_name in self.frameworks:
+                raise ValueError(f"duplicate profile {p.scheduler_name!r}")
+            self.frameworks[p.scheduler_name] = Framework(p, self.registry, self.handle)
+        self.queue = SchedulingQueue(
+            self.frameworks, self._clock,
+            pod_initial_backoff=pod_initial_backoff, pod_max_backoff=pod_max_backoff,
+        )
+        self.rng = random.Random(seed)
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.next_start_node_index = 0
+        self.detail = detail
+        self.pods: dict[str, Mapping[str, Any]] = {}
+        self.nodes: dict[str, Mapping[str, Any]] = {}
+        self.bindings: list[tuple[str, str]] = []
+
+    # ----------------------------------------------------------------- nodes
+    def add_node(self, node: Mapping[str, Any]) -> None:
+        name = (node.get("metadata") or {}).get("name", "")
+        if name in self.nodes:
+            self.update_node(node)
+            return
+        self.nodes[name] = node
+        self.table.add_node(node)
+        self.queue.move_all_to_active_or_backoff(ClusterEvent(NODE, ActionType.ADD), None, node)
+
+    def update_node(self, node: Mapping[str, Any]) -> None:
+        name = (node.get("metadata") or {}).get("name", "")
+        old = self.nodes.get(name)
+        if old is None:
+            self.add_node(node)
+            return
+        self.nodes[name] = node
+        self.table.update_node(node)
+        for evt in node_scheduling_properties_change(node, old):
+            self.queue.move_all_to_active_or_backoff(evt, old, node)
+
+    def remove_node(self, node: Mapping[str, Any] | str) -> None:
+        name = node if isinstance(node, str) else (node.get("metadata") or {}).get("name", "")
+        old = self.nodes.pop(name, None)
+        if old is None:
+            return
+        self.queue.move_all_to_active_or_backoff(ClusterEvent(NODE, ActionType.DELETE), old, None)
+        self.table.remove_node(name)
+
+    # ------------------------------------------------------------------ pods
+    def add_pod(self, pod: Mapping[str, Any]) -> None:
+        """A pod appeared: account it on its node if bound, else queue it for its profile."""
+        key = pod_key(pod)
+        if key in self.pods:
+            self.update_pod(pod)
+            return
+        self.pods[key] = pod
+        pi = PodInfo(pod)
+        if pi.node_name:
+            self.table.add_pod(pi)
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.ADD), None, pod)
+        elif pi.scheduler_name in self.frameworks and not (pod.get("metadata") or {}).get("deletionTimestamp"):
+            self.queue.add(pi)
+
+    def update_pod(self, pod: Mapping[str, Any]) -> None:
+        key = pod_key(pod)
+        old = self.pods.get(key)
+        if old is None:
+            self.add_pod(pod)
+            return
+        self.pods[key] = pod
+        pi = PodInfo(pod)
+        was_assigned = bool((old.get("spec") or {}).get("nodeName"))
+        if pi.node_name:
+            assumed = self.table.pod_info(key)
+            self.table.add_pod(pi)
+            if not was_assigned:
+                self.queue.delete(key)
+                if assumed is None:
+                    self.queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.ADD), None, pod)
+                return
+            for evt in pod_scheduling_properties_change(pod, old):
+                self.queue.move_all_to_active_or_backoff(evt, old, pod)
+        elif pi.scheduler_name in self.frameworks:
+            self.queue.update(old, pi)
+
+    def remove_pod(self, pod: Mapping[str, Any] | str) -> None:
+        key = pod if isinstance(pod, str) else pod_key(pod)
+        old = self.pods.pop(key, None)
+        self.handle.forget_pod_info(key)
+        if self.table.remove_pod(key) is not None and old is not None:
+            self.queue.delete(key)
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.DELETE), old, None)
+        else:
+            self.queue.delete(key)
+
+    def _bind(self, pod: Mapping[str, Any], node: str) -> None:
+        if self._external_binder is not None:
+            self._external_binder(pod, node)
+            return
+        bound = copy.deepcopy(dict(pod))
+        bound.setdefault("spec", {})["nodeName"] = node
+        self.pods[pod_key(pod)] = bound
+        self.bindings.append((pod_key(pod), node))
+
+    # --------------------------------------------------------------- cycles
+    def schedule_one(self) -> ScheduleAttempt | None:
+        """Pop the next pod and run its scheduling and binding cycles; None if none is ready."""
+        qpi = self.queue.pop()
+        if qpi is None:
+            return None
+        pi = qpi.pod_info
+        fw = self.frameworks.get(pi.scheduler_name)
+        if fw is None or (pi.pod.get("metadata") or {}).get("deletionTimestamp") or self.table.pod_info(pi.key) is not None:
+            self.queue.done(pi.key)
+            return None
+        attempt = self._schedule(fw, pi, qpi, evaluate_only=False)
+        attempt.trim(self.detail)
+        return attempt
+
+    def evaluate(self, pod: Mapping[str, Any], *, score_single: bool = True) -> ScheduleAttempt:
+        """Run PreFilter..Score and selectHost for a pod without side effects (no queue, no bind).
+
+        With score_single, a lone feasible node is still scored (upstream skips scoring).
+        """
+        pi = PodInfo(pod)
+        fw = self.frameworks.get(pi.scheduler_name)
+        if fw is None:
+            raise KeyError(f"profile not found for scheduler name {pi.scheduler_name!r}")
+        saved = self.next_start_node_index
+        try:
+            return self._schedule(fw, pi, None, evaluate_only=True, score_single=score_single)
+        finally:
+            self.next_start_node_index = saved
+
+    def run(self, max_attempts: int | None = None) -> list[ScheduleAttempt]:
+        """schedule_one until nothing is ready (or max_attempts)."""
+        out = []
+        while max_attempts is None or len(out) < max_attempts:
+            a = self.schedule_one()
+            if a is None:
+                if self.queue.active or (self.queue.pop_from_backoff and (self.queue.backoff or self.queue.error_backoff)):
+                    continue
+                break
+            out.append(a)
+        return out
+
+    def _schedule(
+        self, fw: Framework, pi: PodInfo, qpi: QueuedPodInfo | None, *, evaluate_only: bool, score_single: bool = False
+    ) -> ScheduleAttempt:
+        attempt = ScheduleAttempt(pi.pod, fw.profile_name, self._clock())
+        state = CycleState(pi)
+        cyc = _Cycle(state, pi, fw, attempt)
+        attempt._names = self.table.names
+        all_rows = self.table.order
+        attempt._all_rows = all_rows
+        attempt.num_all_nodes = n_all = len(all_rows)
+
+        status: Status | None
+        if n_all == 0:
+            status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, error=NoNodesAvailable())
+        else:
+            status = self._find_nodes_that_fit(cyc, all_rows)
+            if status is None and len(cyc.feasible) == 0:
+                fit_err = FitError(pi.name, n_all, cyc.diagnosis)
+                if fw.has_post_filter_plugins() and not evaluate_only:
+                    _r, pst = fw.run_post_filter(state, pi, cyc.diagnosis.node_to_status)
+                    attempt.post_filter_status = pst
+                    cyc.diagnosis.post_filter_msg = pst.message()
+                    if _r is not None and _r.nominating_info is not None:
+                        attempt.nominated_node = _r.nominating_info.node_name or None
+                status = Status(Code.UNSCHEDULABLE, error=fit_err)
+            elif status is None:
+                status = self._prioritize_and_select(cyc, score_single or evaluate_only)
+        if status is not None:
+            attempt.status = status
+            if not evaluate_only and qpi is not None:
+                self._handle_failure(qpi, status, cyc.diagnosis)
+            return attempt
+        if evaluate_only:
+            return attempt
+        assert qpi is not None and attempt.node is not None
+        self._assume_and_bind(cyc, qpi, attempt.node)
+        return attempt
+
+    # ------------------------------------------------------ filter & score
+    def _find_nodes_that_fit(self, cyc: _Cycle, all_rows: np.ndarray) -> Status | None:
+        fw, state, pi, attempt, diag = cyc.fw, cyc.state, cyc.pod_info, cyc.attempt, cyc.diagnosis
+        pre_res, s, plugins_with_nodes = fw.run_pre_filter(state, pi, NodeInfoList(self.table, all_rows))
+        diag.unschedulable_plugins = set(plugins_with_nodes)
+        if s is not None and not s.is_success():
+            if not s.is_rejected():
+                return s
+            diag.node_to_status = NodeToStatus(absent_status=s)
+            diag.pre_filter_msg = s.message()
+            diag.add_plugin_status(s)
+            attempt.pre_filter_status = s
+            return None
+
+        rows = all_rows
+        if pre_res is not None and not pre_res.all_nodes():
+            wanted = pre_res.node_names or set()
+            names = self.table.names
+            rows = all_rows[np.fromiter((names[r] in wanted for r in all_rows.tolist()), dtype=bool, count=len(all_rows))]
+            msg = f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins_with_nodes))}]"
+            attempt.pre_filter_excluded_status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg, plugin="PreFilterResult")
+        n = len(rows)
+        if n == 0:
+            cyc.feasible = rows
+            absent = attempt.pre_filter_excluded_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+            diag.node_to_status = NodeToStatus(absent_status=Status(absent.code, *absent.reasons))
+            attempt._feasible_rows = rows
+            return None
+
+        pct = fw.percentage_of_nodes_to_score
+        if pct is None:
+            pct = self.percentage_of_nodes_to_score
+        to_find = num_feasible_nodes_to_find(pct, n)
+        if not fw.has_score_plugins():
+            to_find = 1
+        start = self.next_start_node_index % n
+        rotated = np.concatenate((rows[start:], rows[:start])) if start else rows
+        if not fw.has_filter_plugins():
+            feasible = rotated[:to_find]
+            cyc.feasible = feasible
+            attempt._feasible_rows = feasible
+            self.next_start_node_index = (self.next_start_node_index + len(feasible)) % len(all_rows)
+            return None
+
+        out = fw.run_filter(state, pi, rotated)
+        attempt.filter_plugins = out.plugins_run
+        passed = out.passed_pos
+        cut = n - 1
+        if len(passed) > to_find:
+            cut = int(passed[to_find - 1])
+            passed = passed[:to_find]
+        # an Error from a Filter plugin aborts the cycle (first one in evaluation order)
+        err_pos, err = None, None
+        for rej in out.rejections:
+            bad = np.flatnonzero((rej.pos <= cut) & ~np.isin(rej.codes, (2, 3, 6)))
+            if len(bad) and (err_pos is None or int(rej.pos[bad[0]]) < err_pos):
+                err_pos = int(rej.pos[bad[0]])
+                err = rej.status(int(bad[0]), int(rotated[err_pos]))
+        n_rejected = sum(int((rej.pos <= cut).sum()) for rej in out.rejections)
+        self.next_start_node_index = (self.next_start_node_index + len(passed) + n_rejected) % len(all_rows)
+        attempt._filter = out
+        attempt._processed_upto = cut
+        feasible = rotated[passed]
+        cyc.feasible = feasible
+        attempt._feasible_rows = feasible
+        if err is not None:
+            return err
+        for rej in out.rejections:
+            if (rej.pos <= cut).any():
+                diag.unschedulable_plugins.add(rej.plugin)
+        absent = attempt.pre_filter_excluded_status
+        diag.node_to_status = NodeToStatus(
+            absent_status=Status(absent.code, *absent.reasons) if absent else None,
+            loader=lambda: {k: v for k, v in attempt.filter_statuses().items() if v.plugin != "PreFilterResult"},
+            size=n_rejected,
+        )
+        return None
+
+    def _prioritize_and_select(self, cyc: _Cycle, score_single: bool) -> Status | None:
+        fw, state, pi, attempt = cyc.fw, cyc.state, cyc.pod_info, cyc.attempt
+        feasible = cyc.feasible
+        names = self.table.names
+        if len(feasible) == 1 and not score_single:
+            attempt.node = names[int(feasible[0])]
+            return None
+        if not fw.has_score_plugins():
+            sc = ScoreOutcome(feasible)
+            sc.total[:] = 1
+        else:
+            s = fw.run_pre_score(state, pi, NodeInfoList(self.table, feasible))
+            if s is not None and not s.is_success():
+                return s
+            res = fw.run_score(state, pi, feasible)
+            if isinstance(res, Status):
+                return res
+            sc = res
+        attempt._score = sc
+        attempt.node = self._select_host(sc, names)
+        return None
+
+    def _select_host(self, sc: ScoreOutcome, names: np.ndarray) -> str:
+        """selectHost: uniformly random among the highest totals, from the seeded RNG."""
+        best = int(sc.total.max())
+        ties = np.flatnonzero(sc.total == best)
+        pick = int(ties[self.rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])
+        return str(names[int(sc.rows[pick])])
+
+    # -------------------------------------------------------------- binding
+    def _assume_and_bind(self, cyc: _Cycle, qpi: QueuedPodInfo, node: str) -> None:
+        fw, state, pi, attempt = cyc.fw, cyc.state, cyc.pod_info, cyc.attempt
+        assumed_pod = copy.copy(dict(pi.pod))
+        assumed_pod["spec"] = dict(pi.pod.get("spec") or {}, nodeName=node)
+        assumed = PodInfo(assumed_pod)
+        self.table.add_pod(assumed, node)
+
+        def fail(st: Status) -> None:
+            fw.run_unreserve(state, pi, node)
+            self.table.remove_pod(pi.key)
+            if st.is_rejected():
+                d = Diagnosis()
+                d.node_to_status.set(node, st)
+                d.add_plugin_status(st)
+                st = Status(st.code, error=FitError(pi.name, 1, d))
+                attempt.status = st
+                self._handle_failure(qpi, st, d)
+            else:
+                attempt.status = st
+                self._handle_failure(qpi, st, Diagnosis())
+            attempt.node = None
+            self.queue.move_all_to_active_or_backoff(
+                ClusterEvent(ASSIGNED_POD, ActionType.DELETE), assumed_pod, None,
+                (lambda q: q.key != pi.key) if st.is_rejected() else None,
+            )
+
+        s = fw.run_reserve(state, pi, node)
+        if s is not None and not s.is_success():
+            fail(s)
+            return
+        s = fw.run_permit(state, pi, node)
+        if s is not None and not s.is_success() and not s.is_wait():
+            fail(s)
+            return
+        # binding cycle (synchronous)
+        self.queue.done(pi.key)
+        s = fw.run_pre_bind(state, pi, node)
+        if s is None or s.is_success():
+            s = fw.run_bind(state, pi, node)
+        if s is not None and not s.is_success():
+            fail(s)
+            return
+        fw.run_post_bind(state, pi, node)
+        attempt.bound = True
+        self.queue.delete(pi.key)
+        self.queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.ADD), None, assumed_pod)
+
+    def _handle_failure(self, qpi: QueuedPodInfo, status: Status, diagnosis: Diagnosis) -> None:
+        """handleSchedulingFailure: record rejecting plugins, then requeue the pod."""
+        if isinstance(status.error, FitError):
+            qpi.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
+            qpi.pending_plugins = set(diagnosis.pending_plugins)
+        current = self.pods.get(qpi.key)
+        if current is None or (current.get("spec") or {}).get("nodeName"):
+            self.queue.done(qpi.key)
+            return
+        if current is not qpi.pod_info.pod:
+            qpi.pod_info = PodInfo(current)
+        self.queue.add_unschedulable_if_not_present(qpi)

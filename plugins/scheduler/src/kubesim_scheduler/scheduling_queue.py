@@ -1,0 +1,434 @@
+"""The scheduling queue: activeQ, backoffQ and the unschedulable pool, in simulated time.
+
+kube-scheduler v1.34 defaults are modelled: queueing hints (GA) decide which cluster events
+move a rejected pod, SchedulerPopFromBackoffQ lets Pop take a backing-off pod when activeQ
+is empty and aligns backoff expirations to 1 s windows. The scheduler is synchronous, so
+no event can arrive while a pod is in flight.
+"""
+
+# upstream: pkg/scheduler/backend/queue/scheduling_queue.go, active_queue.go,
+# backoff_queue.go, unschedulable_pods.go
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from .framework.events import ActionType, ClusterEvent, WILDCARD, QueueingHint, match_cluster_events
+from .framework.pod_info import PodInfo
+from .framework.queued_pod_info import QueuedPodInfo
+from .framework.runtime import Framework
+
+__all__ = ["SchedulingQueue", "QueueingStrategy", "UNSCHEDULABLE_TIMEOUT", "FORCE_ACTIVATE"]
+
+BACKOFF_WINDOW = 1.0  # backoffQOrderingWindowDuration
+UNSCHEDULABLE_TIMEOUT = ClusterEvent(WILDCARD, ActionType.ALL, "UnschedulableTimeout")
+FORCE_ACTIVATE = ClusterEvent(WILDCARD, ActionType.ALL, "ForceActivate")
+BACKOFF_COMPLETE = "BackoffComplete"
+SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
+POP_FROM_BACKOFF_Q = "PopFromBackoffQ"
+
+
+class QueueingStrategy:
+    SKIP = 0
+    AFTER_BACKOFF = 1
+    IMMEDIATELY = 2
+
+
+class _Entry:
+    """Heap entry: ordering by a less function, ties by insertion sequence."""
+
+    __slots__ = ("qpi", "key_fn")
+
+    def __init__(self, qpi: QueuedPodInfo, key_fn: Callable[[QueuedPodInfo, QueuedPodInfo], bool]) -> None:
+        self.qpi = qpi
+        self.key_fn = key_fn
+
+    def __lt__(self, other: _Entry) -> bool:
+        a, b = self.qpi, other.qpi
+        if self.key_fn(a, b):
+            return True
+        if self.key_fn(b, a):
+            return False
+        return a.seq < b.seq
+
+
+class _Heap:
+    """A heap keyed by pod key with lazy deletion."""
+
+    def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool]) -> None:
+        self.less = less
+        self._h: list[_Entry] = []
+        self.items: dict[str, QueuedPodInfo] = {}
+
+    def add(self, qpi: QueuedPodInfo) -> None:
+        self.items[qpi.key] = qpi
+        heapq.heappush(self._h, _Entry(qpi, self.less))
+
+    def delete(self, key: str) -> QueuedPodInfo | None:
+        return self.items.pop(key, None)
+
+    def _clean(self) -> None:
+        while self._h and self.items.get(self._h[0].qpi.key) is not self._h[0].qpi:
+            heapq.heappop(self._h)
+
+    def peek(self) -> QueuedPodInfo | None:
+        self._clean()
+        return self._h[0].qpi if self._h else None
+
+    def pop(self) -> QueuedPodInfo | None:
+        self._clean()
+        if not self._h:
+            return None
+        qpi = heapq.heappop(self._h).qpi
+        del self.items[qpi.key]
+        return qpi
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.items
+
+    def reheap(self) -> None:
+        """Re-establish order after an entry's sort key changed in place."""
+        self._h = [_Entry(q, self.less) for q in self.items.values()]
+        heapq.heapify(self._h)
+
+
+class SchedulingQueue:
+    """PriorityQueue: Add/Pop/Update/Delete, failures, and event-driven requeueing."""
+
+    def __init__(
+        self,
+        frameworks: Mapping[str, Framework],
+        now: Callable[[], float],
+        *,
+        pod_initial_backoff: float = 1.0,
+        pod_max_backoff: float = 10.0,
+        pod_max_in_unschedulable: float = 300.0,
+        pop_from_backoff: bool = True,
+    ) -> None:
+        self.frameworks = frameworks
+        self.now = now
+        self.initial_backoff = pod_initial_backoff
+        self.max_backoff = pod_max_backoff
+        self.max_in_unschedulable = pod_max_in_unschedulable
+        self.pop_from_backoff = pop_from_backoff
+        first = next(iter(frameworks.values()), None)
+        self._less = first.less if first is not None else (lambda a, b: False)
+        self.active = _Heap(self._less)
+        self.backoff = _Heap(self._backoff_less)
+        self.error_backoff = _Heap(self._backoff_less_plain)
+        self.unschedulable: dict[str, QueuedPodInfo] = {}
+        self.in_flight: dict[str, QueuedPodInfo] = {}
+        self.scheduling_cycle = 0
+        self._seq = 0
+        self._last_leftover_flush = now()
+
+    # ------------------------------------------------------------- helpers
+    def _new_qpi(self, pi: PodInfo) -> QueuedPodInfo:
+        self._seq += 1
+        now = self.now()
+        return QueuedPodInfo(pi, timestamp=now, seq=self._seq)
+
+    def _align(self, t: float) -> float:
+        if not self.pop_from_backoff:
+            return t
+        return math.floor(t / BACKOFF_WINDOW) * BACKOFF_WINDOW
+
+    def backoff_duration(self, count: int) -> float:
+        """calculateBackoffDuration: initial * 2^(count-1), capped at max."""
+        if count == 0:
+            return 0.0
+        d = self.initial_backoff
+        for _ in range(count - 1):
+            d *= 2
+            if d > self.max_backoff:
+                return self.max_backoff
+        return min(d, self.max_backoff)
+
+    def backoff_time(self, qpi: QueuedPodInfo) -> float:
+        """getBackoffTime: when the pod's backoff ends (-inf for no backoff)."""
+        if self.max_backoff == 0:
+            return -math.inf
+        count = qpi.consecutive_errors_count if qpi.consecutive_errors_count > 0 else qpi.unschedulable_count
+        if count == 0:
+            return -math.inf
+        if qpi.backoff_expiration is None:
+            qpi.backoff_expiration = self._align(qpi.timestamp + self.backoff_duration(count))
+        return qpi.backoff_expiration
+
+    def is_backing_off(self, qpi: QueuedPodInfo) -> bool:
+        return not self.backoff_time(qpi) < self._align(self.now())
+
+    def _backoff_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        ta, tb = self.backoff_time(a), self.backoff_time(b)
+        if ta != tb:
+            return ta < tb
+        if self.pop_from_backoff:
+            return self._less(a, b)
+        return False
+
+    def _backoff_less_plain(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        return self.backoff_time(a) < self.backoff_time(b)
+
+    def _framework(self, qpi: QueuedPodInfo) -> Framework | None:
+        return self.frameworks.get(qpi.pod_info.scheduler_name)
+
+    # ------------------------------------------------------------ pre-enqueue
+    def _run_pre_enqueue(self, qpi: QueuedPodInfo) -> None:
+        fw = self._framework(qpi)
+        if fw is None:
+            qpi.gating_plugin = ""
+            return
+        gating = qpi.gating_plugin
+        order = list(fw.pre_enqueue_plugins)
+        if gating:
+            order.sort(key=lambda p: p.name != gating)
+        for pl in order:
+            s = pl.pre_enqueue(qpi.pod)
+            if s is not None and not s.is_success():
+                qpi.unschedulable_plugins.add(pl.name)
+                qpi.gating_plugin = pl.name
+                qpi.gating_plugin_events = [e.event for e in fw.events_by_plugin.get(pl.name, ())]
+                return
+        qpi.gating_plugin = ""
+
+    def _move_to_active(self, qpi: QueuedPodInfo, event: str) -> bool:
+        if not self.pop_from_backoff or event != BACKOFF_COMPLETE:
+            self._run_pre_enqueue(qpi)
+        if qpi.gated():
+            if qpi.key in self.active or qpi.key in self.backoff or qpi.key in self.error_backoff:
+                return False
+            self.unschedulable.setdefault(qpi.key, qpi)
+            return False
+        if qpi.initial_attempt_timestamp is None:
+            qpi.initial_attempt_timestamp = self.now()
+        self.active.add(qpi)
+        self.unschedulable.pop(qpi.key, None)
+        self.backoff.delete(qpi.key)
+        self.error_backoff.delete(qpi.key)
+        return True
+
+    def _move_to_backoff(self, qpi: QueuedPodInfo, event: str) -> bool:
+        if self.pop_from_backoff:
+            self._run_pre_enqueue(qpi)
+            if qpi.gated():
+                self.unschedulable.setdefault(qpi.key, qpi)
+                return False
+        if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+            self.error_backoff.add(qpi)
+        else:
+            self.backoff.add(qpi)
+        return True
+
+    # ------------------------------------------------------------ pod events
+    def add(self, pod_info: PodInfo) -> bool:
+        """A new unscheduled pod; False when a PreEnqueue plugin gated it."""
+        return self._move_to_active(self._new_qpi(pod_info), "UnschedulablePodAdd")
+
+    def update(self, old: Mapping[str, Any] | None, new_info: PodInfo) -> None:
+        """An unscheduled pod changed: update it in place or requeue it by its events."""
+        from .framework.events import pod_scheduling_properties_change
+
+        key = new_info.key
+        for heap in (self.active, self.backoff, self.error_backoff):
+            qpi = heap.items.get(key)
+            if qpi is not None:
+                qpi.pod_info = new_info
+                heap.reheap()
+                return
+        qpi = self.unschedulable.get(key)
+        if qpi is not None:
+            qpi.pod_info = new_info
+            events = pod_scheduling_properties_change(new_info.pod, old or {})
+            for evt in events:
+                strategy = self._worth_requeuing(qpi, evt, old, new_info.pod)
+                where = self._requeue(qpi, strategy, evt.label())
+                if where != "unschedulable":
+                    self.unschedulable.pop(key, None)
+                    break
+            return
+        if key in self.in_flight:
+            self.in_flight[key].pod_info = new_info
+            return
+        self._move_to_active(self._new_qpi(new_info), "UnschedulablePodUpdate")
+
+    def delete(self, key: str) -> None:
+        self.active.delete(key)
+        self.backoff.delete(key)
+        self.error_backoff.delete(key)
+        self.unschedulable.pop(key, None)
+        self.in_flight.pop(key, None)
+
+    def contains(self, key: str) -> bool:
+        return (key in self.active or key in self.backoff or key in self.error_backoff
+                or key in self.unschedulable or key in self.in_flight)
+
+    # ------------------------------------------------------------------ pop
+    def flush(self) -> None:
+        """Run the periodic flushes due by now: completed backoffs, unschedulable leftovers."""
+        self._flush_backoff_completed()
+        now = self.now()
+        while now - self._last_leftover_flush >= 30.0:
+            self._last_leftover_flush += 30.0
+            self._flush_unschedulable_leftover(self._last_leftover_flush)
+
+    def _flush_backoff_completed(self) -> None:
+        for heap in (self.backoff, self.error_backoff):
+            while True:
+                q = heap.peek()
+                if q is None or self.is_backing_off(q):
+                    break
+                heap.pop()
+                self._move_to_active(q, BACKOFF_COMPLETE)
+
+    def _flush_unschedulable_leftover(self, at: float) -> None:
+        move = [q for q in self.unschedulable.values() if at - q.timestamp > self.max_in_unschedulable]
+        if move:
+            self._move_pods(move, UNSCHEDULABLE_TIMEOUT, None, None)
+
+    def pop(self) -> QueuedPodInfo | None:
+        """Next pod to schedule (flushes first); None when nothing is ready."""
+        self.flush()
+        qpi = self.active.pop()
+        if qpi is None and self.pop_from_backoff:
+            qpi = self.backoff.pop() or self.error_backoff.pop()
+        if qpi is None:
+            return None
+        qpi.attempts += 1
+        self.scheduling_cycle += 1
+        qpi.unschedulable_plugins = set()
+        qpi.pending_plugins = set()
+        qpi.gating_plugin = ""
+        qpi.gating_plugin_events = []
+        self.in_flight[qpi.key] = qpi
+        return qpi
+
+    def done(self, key: str) -> None:
+        self.in_flight.pop(key, None)
+
+    def add_unschedulable_if_not_present(self, qpi: QueuedPodInfo) -> None:
+        """A failed attempt: count it, then park the pod or back it off."""
+        self.in_flight.pop(qpi.key, None)
+        if qpi.key in self.unschedulable or qpi.key in self.active or qpi.key in self.backoff or qpi.key in self.error_backoff:
+            return
+        if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+            qpi.consecutive_errors_count += 1
+        else:
+            qpi.unschedulable_count += 1
+            qpi.consecutive_errors_count = 0
+        qpi.timestamp = self.now()
+        qpi.backoff_expiration = None
+        # No event can arrive while the pod is in flight here, so the in-flight hint is
+        # "after backoff" for errors and "skip" (park) for rejections.
+        strategy = QueueingStrategy.AFTER_BACKOFF if not (qpi.unschedulable_plugins or qpi.pending_plugins) else QueueingStrategy.SKIP
+        self._requeue(qpi, strategy, SCHEDULE_ATTEMPT_FAILURE)
+
+    def activate(self, keys: Iterable[str]) -> None:
+        for key in keys:
+            qpi = self.unschedulable.get(key)
+            if qpi is None:
+                qpi = self.backoff.delete(key) or self.error_backoff.delete(key)
+                if qpi is None:
+                    continue
+            self._move_to_active(qpi, FORCE_ACTIVATE.label())
+
+    # -------------------------------------------------------------- requeue
+    def _requeue(self, qpi: QueuedPodInfo, strategy: int, event: str) -> str:
+        if strategy == QueueingStrategy.SKIP:
+            self.unschedulable[qpi.key] = qpi
+            return "unschedulable"
+        if strategy == QueueingStrategy.AFTER_BACKOFF and self.is_backing_off(qpi):
+            if self._move_to_backoff(qpi, event):
+                return "backoff"
+            return "unschedulable"
+        if self._move_to_active(qpi, event):
+            return "active"
+        return "unschedulable"
+
+    def _worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> int:
+        rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
+        if not rejectors:
+            return QueueingStrategy.AFTER_BACKOFF
+        if event.is_wildcard():
+            if new is not None:
+                is_pod = isinstance(new, Mapping) and new.get("kind", "Pod") == "Pod"
+                if not is_pod or ((new.get("metadata") or {}).get("uid")) != qpi.pod_info.uid:
+                    return QueueingStrategy.SKIP
+            return QueueingStrategy.AFTER_BACKOFF
+        fw = self._framework(qpi)
+        if fw is None:
+            return QueueingStrategy.AFTER_BACKOFF
+        strategy = QueueingStrategy.SKIP
+        for plugin, registrations in fw.events_by_plugin.items():
+            if plugin not in rejectors:
+                continue
+            for reg in registrations:
+                if not match_cluster_events(reg.event, event):
+                    continue
+                hint = QueueingHint.QUEUE
+                if reg.hint is not None:
+                    try:
+                        hint = reg.hint(qpi.pod, old, new)
+                    except Exception:  # noqa: BLE001 - upstream treats a failing hint as Queue
+                        hint = QueueingHint.QUEUE
+                if hint == QueueingHint.QUEUE_SKIP:
+                    continue
+                if plugin in qpi.pending_plugins:
+                    return QueueingStrategy.IMMEDIATELY
+                if not qpi.pending_plugins:
+                    return QueueingStrategy.AFTER_BACKOFF
+                strategy = QueueingStrategy.AFTER_BACKOFF
+        return strategy
+
+    def _interesting(self, event: ClusterEvent) -> bool:
+        if event.is_wildcard():
+            return True
+        for fw in self.frameworks.values():
+            for regs in fw.events_by_plugin.values():
+                if any(match_cluster_events(r.event, event) for r in regs):
+                    return True
+        return False
+
+    def _move_pods(self, pods: list[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any) -> None:
+        if not self._interesting(event):
+            return
+        for qpi in pods:
+            if qpi.gated() and not any(match_cluster_events(e, event) for e in qpi.gating_plugin_events):
+                continue
+            strategy = self._worth_requeuing(qpi, event, old, new)
+            if strategy == QueueingStrategy.SKIP:
+                continue
+            self.unschedulable.pop(qpi.key, None)
+            self._requeue(qpi, strategy, event.label())
+
+    def move_all_to_active_or_backoff(
+        self, event: ClusterEvent, old: Any, new: Any, pre_check: Callable[[QueuedPodInfo], bool] | None = None
+    ) -> None:
+        """MoveAllToActiveOrBackoffQueue over the unschedulable pool (insertion order)."""
+        if not self._interesting(event):
+            return
+        pods = [q for q in self.unschedulable.values() if pre_check is None or pre_check(q)]
+        self._move_pods(pods, event, old, new)
+
+    # --------------------------------------------------------------- status
+    def pending(self) -> list[QueuedPodInfo]:
+        return [*self.active.items.values(), *self.backoff.items.values(),
+                *self.error_backoff.items.values(), *self.unschedulable.values()]
+
+    def __len__(self) -> int:
+        return len(self.active) + len(self.backoff) + len(self.error_backoff) + len(self.unschedulable)
+
+    def next_wakeup(self) -> float | None:
+        """The earliest simulated time at which a flush could make a pod ready."""
+        times = [self.backoff_time(q) for h in (self.backoff, self.error_backoff) for q in h.items.values()]
+        if times:
+            # a backoff completes once the aligned clock passes the expiration window
+            return min(times) + (BACKOFF_WINDOW if self.pop_from_backoff else 0.0)
+        if self.unschedulable:
+            return self._last_leftover_flush + 30.0
+        return None
