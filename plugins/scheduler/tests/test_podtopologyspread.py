@@ -829,3 +829,398 @@ def test_single_constraint(case: dict[str, Any]) -> None:
 @pytest.mark.parametrize("case", MULTIPLE, ids=[c["name"] for c in MULTIPLE])
 def test_multiple_constraints(case: dict[str, Any]) -> None:
     assert _filter_codes(case) == case["want"]
+
+
+# ----- TestPreScoreSkip / TestPreScoreStateEmptyNodes --------------------------------------
+
+HOST = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
+_RS1 = {"kind": "ReplicaSet", "apiVersion": "apps/v1", "metadata": {"namespace": "default", "name": "rs1"},
+        "spec": {"selector": FOO}}
+
+
+def _dpod(labels: dict[str, str], owner: str | None = None, *spreads: tuple) -> dict[str, Any]:
+    p = Pod("p").ns("default").labels(labels)
+    if owner:
+        p.owner(owner, "ReplicaSet", "apps/v1")
+    for s in spreads:
+        p.spread(*s)
+    return p.obj()
+
+
+PRESCORE_SKIP: list[dict[str, Any]] = [
+    dict(name="the pod doesn't have soft topology spread Constraints", pod=Pod("p").ns("default").obj(),
+         args=LIST_ARGS, nodes=[N("node-a", {HOST: "node-a"}), N("node-b", {HOST: "node-b"})], objs=[]),
+    dict(name="default constraints and a replicaset that doesn't match",
+         pod=_dpod({"foo": "bar", "baz": "sup"}, "rs2"),
+         args=PodTopologySpreadArgs(({"maxSkew": 2, "topologyKey": "planet", "whenUnsatisfiable": SA},), "List"),
+         nodes=[N("node-a", {"planet": "mars"})],
+         objs=[{"kind": "ReplicaSet", "metadata": {"namespace": "default", "name": "rs1"},
+                "spec": {"selector": sel(None, ("tar", "Exists", None))}}]),
+]
+
+
+@pytest.mark.parametrize("case", PRESCORE_SKIP, ids=[c["name"] for c in PRESCORE_SKIP])
+def test_prescore_skip(case: dict[str, Any]) -> None:
+    idx = make_index(copy.deepcopy(case["nodes"]), [])
+    state, status = pre_score(case["pod"], idx, list(range(idx.size)), case["args"], StaticOwners(case["objs"]))
+    assert state is None and status_of(status) == ("Skip", "")
+
+
+_ZH = [N("node-a", {"zone": "zone1", HOST: "node-a"}), N("node-b", {"zone": "zone1", HOST: "node-b"}),
+       N("node-x", {"zone": "zone2", HOST: "node-x"})]
+_ZHF = [N("node-a", {"zone": "zone1", "foo": "", HOST: "node-a"}),
+        N("node-b", {"zone": "zone1", "foo": "", HOST: "node-b"}), N("node-x", {"zone": "zone2", HOST: "node-x"})]
+_ZHF_T = _ZHF[:2] + [N("node-x", {"zone": "zone2", HOST: "node-x"}, TAINTS)]
+
+
+def W(n: int) -> float:
+    return go_log(float(n + 2))
+
+
+PRESCORE_STATE: list[dict[str, Any]] = [
+    dict(name="normal case", pod=_pod((1, "zone", SA, FOO), (1, HOST, SA, FOO)), nodes=_ZH, args=LIST_ARGS,
+         constraints=[C(1, "zone", FOO), C(1, HOST, FOO)], ignored=set(),
+         counts=[{"zone1": 0, "zone2": 0}, {}], weights=[W(2), W(3)]),
+    dict(name="null selector", pod=_pod((1, "zone", SA, None)), nodes=_ZH, args=LIST_ARGS,
+         constraints=[C(1, "zone", None)], ignored=set(), counts=[{"zone1": 0, "zone2": 0}], weights=[W(2)]),
+    dict(name="node-x doesn't have label zone", pod=_pod((1, "zone", SA, FOO), (1, HOST, SA, BAR)),
+         nodes=_ZH[:2] + [N("node-x", {HOST: "node-x"})], args=LIST_ARGS,
+         constraints=[C(1, "zone", FOO), C(1, HOST, BAR)], ignored={"node-x"},
+         counts=[{"zone1": 0}, {}], weights=[W(1), W(2)]),
+    dict(name="system default constraints and a replicaset", pod=_dpod({"foo": "tar", "baz": "sup"}, "rs1"),
+         nodes=[N("node-a", {HOST: "node-a", ZONE: "mars"}), N("node-b", {HOST: "node-b", ZONE: "mars"}),
+                N("node-c", {HOST: "node-c"}), N("node-d", {HOST: "node-d"})],
+         args=PodTopologySpreadArgs(), objs=[_RS1],
+         constraints=[C(3, HOST, FOO), C(5, ZONE, FOO)], ignored=set(),
+         counts=[{}, {"mars": 0, "": 0}], weights=[W(4), W(2)]),
+    dict(name="default constraints and a replicaset", pod=_dpod({"foo": "tar", "baz": "sup"}, "rs1"),
+         nodes=[N("node-a", {"rack": "rack1", HOST: "node-a", "planet": "mars"})],
+         args=PodTopologySpreadArgs((
+             {"maxSkew": 1, "topologyKey": HOST, "whenUnsatisfiable": SA},
+             {"maxSkew": 2, "topologyKey": "rack", "whenUnsatisfiable": DNS},
+             {"maxSkew": 2, "topologyKey": "planet", "whenUnsatisfiable": SA}), "List"),
+         objs=[_RS1],
+         constraints=[C(1, HOST, FOO), C(2, "planet", FOO)], ignored=set(),
+         counts=[{}, {"mars": 0}], weights=[W(1), W(1)]),
+    dict(name="default constraints and a replicaset, but pod has constraints",
+         pod=_dpod({"foo": "bar", "baz": "sup"}, "rs1", (1, "zone", DNS, BAR), (2, "planet", SA, sel({"baz": "sup"}))),
+         nodes=[N("node-a", {"planet": "mars", "galaxy": "andromeda"})],
+         args=PodTopologySpreadArgs(({"maxSkew": 2, "topologyKey": "galaxy", "whenUnsatisfiable": SA},), "List"),
+         objs=[_RS1],
+         constraints=[C(2, "planet", sel({"baz": "sup"}))], ignored=set(), counts=[{"mars": 0}], weights=[W(1)]),
+    dict(name="NodeAffinityPolicy honored with labelSelectors",
+         pod=_pod((1, "zone", SA, BAR), node_selector={"foo": ""}), nodes=_ZHF, args=LIST_ARGS,
+         constraints=[C(1, "zone", BAR)], ignored=set(), counts=[{"zone1": 0, "zone2": 0}], weights=[W(2)]),
+    dict(name="NodeAffinityPolicy ignored with labelSelectors",
+         pod=_pod((1, "zone", SA, BAR, None, IGNORE), node_selector={"foo": ""}), nodes=_ZHF, args=LIST_ARGS,
+         constraints=[C(1, "zone", BAR, naff=IGNORE)], ignored=set(), counts=[{"zone1": 0, "zone2": 0}],
+         weights=[W(2)]),
+    dict(name="NodeAffinityPolicy honored with nodeAffinity",
+         pod=_pod((1, "zone", SA, BAR), node_affinity_in=("foo", [""])), nodes=_ZHF, args=LIST_ARGS,
+         constraints=[C(1, "zone", BAR)], ignored=set(), counts=[{"zone1": 0, "zone2": 0}], weights=[W(2)]),
+    dict(name="NodeAffinityPolicy ignored with nodeAffinity",
+         pod=_pod((1, "zone", SA, BAR, None, IGNORE), node_affinity_in=("foo", [""])), nodes=_ZHF, args=LIST_ARGS,
+         constraints=[C(1, "zone", BAR, naff=IGNORE)], ignored=set(), counts=[{"zone1": 0, "zone2": 0}],
+         weights=[W(2)]),
+    dict(name="NodeTaintsPolicy honored", pod=_pod((1, "zone", SA, BAR, None, None, HONOR)), nodes=_ZHF_T,
+         args=LIST_ARGS, constraints=[C(1, "zone", BAR, ntaint=HONOR)], ignored=set(),
+         counts=[{"zone1": 0, "zone2": 0}], weights=[W(2)]),
+    dict(name="NodeTaintsPolicy ignored", pod=_pod((1, "zone", SA, BAR)), nodes=_ZHF_T, args=LIST_ARGS,
+         constraints=[C(1, "zone", BAR)], ignored=set(), counts=[{"zone1": 0, "zone2": 0}], weights=[W(2)]),
+]
+
+
+@pytest.mark.parametrize("case", PRESCORE_STATE, ids=[c["name"] for c in PRESCORE_STATE])
+def test_prescore_state_empty_nodes(case: dict[str, Any]) -> None:
+    idx = make_index(copy.deepcopy(case["nodes"]), [])
+    state, status = pre_score(case["pod"], idx, list(range(idx.size)), case["args"], StaticOwners(case.get("objs", [])))
+    assert status is None and state is not None
+    assert len(state.constraints) == len(case["constraints"])
+    for got, want in zip(state.constraints, case["constraints"]):
+        max_skew, key, selector, min_domains, naff, ntaint = want
+        assert (got.max_skew, got.topology_key, got.min_domains) == (max_skew, key, min_domains)
+        assert (got.node_affinity_policy, got.node_taints_policy) == (naff, ntaint)
+        assert got.selector.sig() == selector_from_label_selector(selector).sig()
+    assert state.ignored_nodes == case["ignored"]
+    assert state.topology_value_to_pod_counts == case["counts"]
+    assert state.topology_normalizing_weight == case["weights"]
+
+
+# ----- TestPodTopologySpreadScore ----------------------------------------------------------
+
+
+def H(name: str, **extra: str) -> dict[str, Any]:
+    return N(name, {HOST: name, **extra})
+
+
+def _pods(spec: str) -> list[dict[str, Any]]:
+    """'a:2 b:1' -> pods p-a1, p-a2, p-b1 labelled foo on node-a/node-b."""
+    out = []
+    for part in spec.split():
+        n, k = part.split(":")
+        out += [P(f"p-{n}{i + 1}", f"node-{n}", foo="") for i in range(int(k))]
+    return out
+
+
+_HABCD = [H("node-a"), H("node-b"), H("node-c"), H("node-d")]
+_NN = [N("node-a", {"node": "node-a", "foo": ""}), N("node-b", {"node": "node-b", "foo": ""}), N("node-c", {"node": "node-c"})]
+_NN_T = [N("node-a", {"node": "node-a"}), N("node-b", {"node": "node-b"}), N("node-c", {"node": "node-c"}, TAINTS)]
+_ZH4 = [N("node-a", {"zone": "zone1", HOST: "node-a"}), N("node-b", {"zone": "zone1", HOST: "node-b"}),
+        N("node-c", {"zone": "zone2", HOST: "node-c"}), N("node-d", {"zone": "zone2", HOST: "node-d"})]
+_ZHX = [N("node-a", {"zone": "zone1", HOST: "node-a"}), N("node-b", {"zone": "zone1", HOST: "node-b"}),
+        N("node-x", {"zone": "zone2", HOST: "node-x"}), N("node-y", {"zone": "zone2", HOST: "node-y"})]
+
+SCORE: list[dict[str, Any]] = [
+    dict(name="one constraint on node, no existing pods", pod=_pod((1, HOST, SA, FOO)), pods=[],
+         nodes=[H("node-a"), H("node-b")], want={"node-a": 100, "node-b": 100}),
+    dict(name="one constraint on node, only one node is candidate", pod=_pod((1, HOST, SA, FOO)),
+         pods=_pods("a:2 b:1"), nodes=[H("node-a")], failed=[H("node-b")], want={"node-a": 100}),
+    dict(name="one constraint on node, all nodes have the same number of matching pods",
+         pod=_pod((1, HOST, SA, FOO)), pods=_pods("a:1 b:1"), nodes=[H("node-a"), H("node-b")],
+         want={"node-a": 100, "node-b": 100}),
+    dict(name="one constraint on node, all 4 nodes are candidates", pod=_pod((1, HOST, SA, FOO)),
+         pods=_pods("a:2 b:1 d:3"), nodes=_HABCD, want={"node-a": 20, "node-b": 60, "node-c": 100, "node-d": 0}),
+    dict(name="one constraint on node, null selector", pod=_pod((1, HOST, SA, None)), pods=_pods("a:2 b:1 d:3"),
+         nodes=_HABCD, want={"node-a": 100, "node-b": 100, "node-c": 100, "node-d": 100}),
+    dict(name="one constraint on node, all 4 nodes are candidates, maxSkew=2", pod=_pod((2, HOST, SA, FOO)),
+         pods=_pods("a:2 b:1 d:3"), nodes=_HABCD, want={"node-a": 33, "node-b": 66, "node-c": 100, "node-d": 16}),
+    dict(name="one constraint on node, all 4 nodes are candidates, maxSkew=3", pod=_pod((3, HOST, SA, FOO)),
+         pods=_pods("a:4 b:3 c:2 d:1"), nodes=_HABCD,
+         want={"node-a": 44, "node-b": 66, "node-c": 77, "node-d": 100}),
+    dict(name="system defaulting, nodes don't have zone, pods match service", pod=_pod(),
+         pods=_pods("a:4 b:3 c:2 d:1"), nodes=_HABCD,
+         objs=[{"kind": "Service", "metadata": {}, "spec": {"selector": {"foo": ""}}}],
+         want={"node-a": 44, "node-b": 66, "node-c": 77, "node-d": 100}),
+    dict(name="one constraint on node, 3 out of 4 nodes are candidates", pod=_pod((1, HOST, SA, FOO)),
+         pods=_pods("a:4 b:2 x:1 y:3"), nodes=[H("node-a"), H("node-b"), H("node-x")], failed=[H("node-y")],
+         want={"node-a": 33, "node-b": 83, "node-x": 100}),
+    dict(name="one constraint on node, 3 out of 4 candidates, one node doesn't match topology key",
+         pod=_pod((1, HOST, SA, FOO)), pods=_pods("a:4 b:2 x:1 y:3"),
+         nodes=[H("node-a"), N("node-b", {"n": "node-b"}), H("node-x")], failed=[H("node-y")],
+         want={"node-a": 16, "node-b": 0, "node-x": 100}),
+    dict(name="one constraint on zone, 3 out of 4 nodes are candidates", pod=_pod((1, "zone", SA, FOO)),
+         pods=_pods("a:4 b:2 x:1 y:3"), nodes=_ZHX[:3], failed=_ZHX[3:],
+         want={"node-a": 75, "node-b": 75, "node-x": 100}),
+    dict(name="two Constraints on zone and node, 2 out of 4 nodes are candidates",
+         pod=_pod((1, "zone", SA, FOO), (1, HOST, SA, FOO)), pods=_pods("a:2 b:1 x:2 y:4"),
+         nodes=[_ZHX[0], _ZHX[2]], failed=[_ZHX[1], _ZHX[3]], want={"node-a": 100, "node-x": 63}),
+    dict(name="two Constraints on zone and node, with different labelSelectors",
+         pod=_pod((1, "zone", SA, FOO), (1, HOST, SA, BAR), labels={"foo": "", "bar": ""}),
+         pods=[P("p-a1", "node-a", foo=""), P("p-b1", "node-b", foo="", bar=""), P("p-y1", "node-y", foo=""),
+               P("p-y2", "node-y", bar="")],
+         nodes=_ZHX, want={"node-a": 60, "node-b": 20, "node-x": 100, "node-y": 60}),
+    dict(name="two Constraints on zone and node, with different labelSelectors, some nodes have 0 pods",
+         pod=_pod((1, "zone", SA, FOO), (1, HOST, SA, BAR), labels={"foo": "", "bar": ""}),
+         pods=[P("p-b1", "node-b", bar=""), P("p-x1", "node-x", foo=""), P("p-y1", "node-y", foo="", bar="")],
+         nodes=_ZHX, want={"node-a": 100, "node-b": 60, "node-x": 40, "node-y": 0}),
+    dict(name="two Constraints on zone and node, with different labelSelectors, 3 out of 4 nodes are candidates",
+         pod=_pod((1, "zone", SA, FOO), (1, HOST, SA, BAR), labels={"foo": "", "bar": ""}),
+         pods=[P("p-a1", "node-a", foo=""), P("p-b1", "node-b", foo="", bar=""), P("p-y1", "node-y", foo=""),
+               P("p-y2", "node-y", bar="")],
+         nodes=_ZHX[:3], failed=_ZHX[3:], want={"node-a": 50, "node-b": 25, "node-x": 100}),
+    dict(name="existing pods in a different namespace do not count", pod=_pod((1, HOST, SA, FOO)),
+         pods=[Pod("p-a1").ns("ns1").node("node-a").label("foo", "").obj(), P("p-a2", "node-a", foo=""),
+               P("p-b1", "node-b", foo=""), P("p-b2", "node-b", foo="")],
+         nodes=[H("node-a"), H("node-b")], want={"node-a": 100, "node-b": 33}),
+    dict(name="terminating Pods should be excluded", pod=_pod((1, HOST, SA, FOO)),
+         pods=[Pod("p-a").node("node-a").label("foo", "").terminating().obj(), P("p-b", "node-b", foo="")],
+         nodes=[H("node-a"), H("node-b")], want={"node-a": 100, "node-b": 0}),
+    dict(name="minDomains has no effect when ScheduleAnyway", pod=_pod((2, "node", SA, FOO, 10)),
+         pods=_pods("a:2 b:2 c:1"), nodes=[N(f"node-{c}", {"node": f"node-{c}"}) for c in "abc"],
+         want={"node-a": 75, "node-b": 75, "node-c": 100}),
+    dict(name="NodeAffinityPolicy honored with labelSelectors",
+         pod=_pod((1, "node", SA, FOO), node_selector={"foo": ""}), pods=_pods("a:2 b:1 c:1"), nodes=_NN,
+         want={"node-a": 0, "node-b": 33, "node-c": 100}),
+    dict(name="NodeAffinityPolicy ignored with labelSelectors",
+         pod=_pod((1, "node", SA, FOO, None, IGNORE), node_selector={"foo": ""}), pods=_pods("a:2 b:1 c:1"),
+         nodes=_NN, want={"node-a": 66, "node-b": 100, "node-c": 100}),
+    dict(name="NodeAffinityPolicy honored with nodeAffinity",
+         pod=_pod((1, "node", SA, FOO), node_affinity_in=("foo", [""])), pods=_pods("a:2 b:1 c:1"), nodes=_NN,
+         want={"node-a": 0, "node-b": 33, "node-c": 100}),
+    dict(name="NodeAffinityPolicy ignored with nodeAffinity",
+         pod=_pod((1, "node", SA, FOO, None, IGNORE), node_affinity_in=("foo", [""])), pods=_pods("a:2 b:1 c:1"),
+         nodes=_NN, want={"node-a": 66, "node-b": 100, "node-c": 100}),
+    dict(name="NodeTaintsPolicy honored", pod=_pod((1, "node", SA, FOO, None, None, HONOR)),
+         pods=_pods("a:2 b:1 c:1"), nodes=_NN_T, want={"node-a": 0, "node-b": 33, "node-c": 100}),
+    dict(name="NodeTaintsPolicy ignored", pod=_pod((1, "node", SA, FOO)), pods=_pods("a:2 b:1 c:1"), nodes=_NN_T,
+         want={"node-a": 66, "node-b": 100, "node-c": 100}),
+    dict(name="matchLabelKeys ANDed with LabelSelector when LabelSelector is empty",
+         pod=_pod((1, "zone", SA, sel(), None, None, None, ["foo"]), (1, HOST, SA, sel(), None, None, None, ["bar"]),
+                  labels={"foo": "", "bar": ""}),
+         pods=[P("p-a1", "node-a", foo=""), P("p-b1", "node-b", foo="", bar=""), P("p-y1", "node-c", foo=""),
+               P("p-y2", "node-c", bar="")],
+         nodes=_ZH4, want={"node-a": 60, "node-b": 20, "node-c": 60, "node-d": 100}),
+    dict(name="matchLabelKeys ANDed with LabelSelector when LabelSelector isn't empty",
+         pod=_pod((1, "zone", SA, FOO), (1, HOST, SA, BAR, None, None, None, ["baz"]),
+                  labels={"foo": "", "bar": "", "baz": ""}),
+         pods=[P("p-a1", "node-a", foo=""), P("p-b1", "node-b", foo="", bar="", baz=""), P("p-c1", "node-c", foo=""),
+               P("p-c2", "node-c", bar=""), P("p-d3", "node-c", bar="", baz="")],
+         nodes=_ZH4, want={"node-a": 60, "node-b": 20, "node-c": 60, "node-d": 100}),
+]
+
+
+def _scores(case: dict[str, Any], args: PodTopologySpreadArgs) -> dict[str, int]:
+    nodes = copy.deepcopy(case["nodes"])
+    idx = make_index(nodes + copy.deepcopy(case.get("failed", [])), copy.deepcopy(case["pods"]))
+    slots = [idx.node_pos[n["metadata"]["name"]] for n in nodes]
+    state, status = pre_score(case["pod"], idx, slots, args, StaticOwners(case.get("objs", [])))
+    assert status is None and state is not None
+    raw = [score_node(state, idx, s) for s in slots]
+    assert score_nodes(state, idx, slots) == raw
+    names = [n["metadata"]["name"] for n in nodes]
+    return dict(zip(names, normalize_scores(state, names, raw)))
+
+
+@pytest.mark.parametrize("case", SCORE, ids=[c["name"] for c in SCORE])
+def test_pod_topology_spread_score(case: dict[str, Any]) -> None:
+    assert _scores(case, PodTopologySpreadArgs()) == case["want"]
+
+
+def test_go_math() -> None:
+    assert go_round(0.5) == 1.0 and go_round(-0.5) == -1.0 and go_round(2.5) == 3.0
+    assert go_round(0.49999999999999994) == 0.0
+    assert go_log(3.0) == 1.0986122886681096  # differs from libm's correctly rounded 1.0986122886681098
+
+
+# ----- default selectors (helper/spread.go) ------------------------------------------------
+
+
+def test_default_selector_from_services_and_owners() -> None:
+    from kubesim_scheduler.plugins.podtopologyspread import default_selector
+
+    pod = Pod("p").ns("ns").labels({"app": "web", "tier": "fe", "x": "1"}).obj()
+    svc = {"kind": "Service", "metadata": {"namespace": "ns", "name": "s"}, "spec": {"selector": {"app": "web"}}}
+    other_ns = {"kind": "Service", "metadata": {"namespace": "other"}, "spec": {"selector": {"x": "1"}}}
+    nil_sel = {"kind": "Service", "metadata": {"namespace": "ns"}, "spec": {}}
+    owners = StaticOwners([svc, other_ns, nil_sel])
+    s = default_selector(pod, owners)
+    assert s.sig() == selector_from_label_selector(sel({"app": "web"})).sig()
+    assert default_selector(Pod("q").ns("ns").obj(), owners).empty()
+
+    rc = {"kind": "ReplicationController", "metadata": {"namespace": "ns", "name": "rc"}, "spec": {"selector": {"tier": "fe"}}}
+    p_rc = copy.deepcopy(pod)
+    p_rc["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "ReplicationController", "name": "rc",
+                                            "controller": True}]
+    s = default_selector(p_rc, StaticOwners([svc, rc]))
+    assert s.sig() == selector_from_label_selector(sel({"app": "web", "tier": "fe"})).sig()
+
+    ss = {"kind": "StatefulSet", "metadata": {"namespace": "ns", "name": "ss"},
+          "spec": {"selector": sel(None, ("x", "In", ["1", "2"]))}}
+    p_ss = Pod("p").ns("ns").labels({"app": "web", "x": "1"}).owner("ss", "StatefulSet", "apps/v1").obj()
+    s = default_selector(p_ss, StaticOwners([svc, ss]))
+    assert s.sig() == selector_from_label_selector(sel({"app": "web"}, ("x", "In", ["1", "2"]))).sig()
+    # A non-controller owner or an unknown kind adds nothing.
+    p_other = Pod("p").ns("ns").labels({"app": "web"}).owner("d", "Deployment", "apps/v1").obj()
+    assert default_selector(p_other, StaticOwners([svc])).sig() == selector_from_label_selector(sel({"app": "web"})).sig()
+
+
+def test_system_defaults_with_replicaset_filter_and_score() -> None:
+    """System defaults are ScheduleAnyway only: PreFilter skips, PreScore spreads by host and zone."""
+    rs = {"kind": "ReplicaSet", "metadata": {"namespace": "default", "name": "rs1"}, "spec": {"selector": sel({"app": "a"})}}
+    pod = Pod("p").ns("default").label("app", "a").owner("rs1", "ReplicaSet", "apps/v1").obj()
+    nodes = [N("n1", {HOST: "n1", ZONE: "z1"}), N("n2", {HOST: "n2", ZONE: "z1"}), N("n3", {HOST: "n3", ZONE: "z2"}),
+             N("n4", {HOST: "n4"})]
+    pods = [Pod(f"e{i}").ns("default").label("app", "a").node(n).obj() for i, n in enumerate(["n1", "n1", "n2", "n4"])]
+    idx = make_index(nodes, pods)
+    _, status = pre_filter(pod, idx, PodTopologySpreadArgs(), StaticOwners([rs]))
+    assert status_of(status) == ("Skip", "")
+    state, status = pre_score(pod, idx, [0, 1, 2, 3], PodTopologySpreadArgs(), StaticOwners([rs]))
+    assert status is None and state is not None
+    assert [c.max_skew for c in state.constraints] == [3, 5]
+    assert state.ignored_nodes == set()  # system defaults don't require every key
+    assert state.topology_value_to_pod_counts[1] == {"z1": 3, "z2": 0, "": 1}
+    raw = score_nodes(state, idx, [0, 1, 2, 3])
+    assert normalize_scores(state, ["n1", "n2", "n3", "n4"], raw) == [28, 35, 85, 100]
+
+
+def test_args_from_dict() -> None:
+    assert PodTopologySpreadArgs.from_dict(None).system_defaulted
+    a = PodTopologySpreadArgs.from_dict({"defaultingType": "List", "defaultConstraints": [
+        {"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": DNS}]})
+    assert not a.system_defaulted and len(a.effective_defaults()) == 1
+    with pytest.raises(ValueError):
+        PodTopologySpreadArgs.from_dict({"defaultingType": "Bogus"})
+
+
+def test_invalid_selector_is_an_error_status() -> None:
+    pod = _pod((1, "zone", DNS, sel(None, ("foo", "In", []))))
+    _, status = pre_filter(pod, make_index(copy.deepcopy(_4N), []), LIST_ARGS)
+    assert status is not None and status.code == "Error"
+    assert status.reasons[0].startswith("get constraints from pod: obtaining pod's hard topology spread constraints: ")
+
+
+def test_incremental_index_matches_rebuilt_index() -> None:
+    pod = _pod((1, "zone", DNS, FOO), (1, "node", DNS, FOO))
+    nodes = copy.deepcopy(_4N)
+    pods = copy.deepcopy(_7P)
+    idx = make_index(nodes, [])
+    for p in pods:
+        idx.add_pod(p)
+    idx.remove_pod(pods[0])
+    idx.add_pod(pods[0])
+    idx.remove_node("node-x")
+    idx.add_node(nodes[2])
+    fresh = make_index(copy.deepcopy(_4N), copy.deepcopy(_7P))
+    a, _ = pre_filter(pod, idx, LIST_ARGS)
+    b, _ = pre_filter(pod, fresh, LIST_ARGS)
+    assert a is not None and b is not None
+    assert a.tp_value_to_match_num == b.tp_value_to_match_num
+
+
+# ----- conformance (shared/conformance) -----------------------------------------------------
+
+
+def _conformance_dir() -> Path | None:
+    for base in [_HERE, *_HERE.parents]:
+        for cand in (base / "shared" / "conformance", base.parent / "shared" / "conformance"):
+            if (cand / "expected.json").exists():
+                return cand
+    return None
+
+
+_CONF = _conformance_dir()
+PLUGIN = "PodTopologySpread"
+
+
+def _conformance_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    if _CONF is None:
+        return []
+    cases = {c["name"]: c for c in json.loads((_CONF / "cases.json").read_text())}
+    out = []
+    for e in json.loads((_CONF / "expected.json").read_text()):
+        if any(PLUGIN in f for f in e["filter"].values()) or any(PLUGIN in s for s in e["scores"].values()):
+            out.append((cases[e["name"]], e))
+    return out
+
+
+CONFORMANCE = _conformance_cases()
+
+
+@pytest.mark.skipif(_CONF is None, reason="shared/conformance not found")
+@pytest.mark.parametrize("case,expected", CONFORMANCE, ids=[c[0]["name"] for c in CONFORMANCE])
+def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
+    """Filter verdicts on nodes that reach this plugin, and final scores (normalized x weight 2)."""
+    pod = case["pod"]
+    idx = ClusterIndex(case["nodes"], case["existingPods"])
+    feasible = expected["feasible"] or []
+    state, status = pre_filter(pod, idx)
+    pod_labels = pod["metadata"].get("labels") or {}
+    for _, n in idx.nodes():
+        name = n["metadata"]["name"]
+        want = expected["filter"].get(name, {})
+        # Nodes that passed every filter, or were rejected here or by the later InterPodAffinity.
+        if not (name in feasible or PLUGIN in want or "InterPodAffinity" in want):
+            continue
+        got = None if state is None else filter_node(state, pod_labels, n["metadata"].get("labels") or {})
+        assert (str(got) if got else None) == want.get(PLUGIN), name
+    if len(feasible) < 2:
+        return
+    slots = [idx.node_pos[n] for n in feasible]
+    s_state, _ = pre_score(pod, idx, slots)
+    want_scores = {n: expected["scores"][n].get(PLUGIN) for n in feasible}
+    if s_state is None:
+        assert all(v is None for v in want_scores.values())
+        return
+    norm = normalize_scores(s_state, feasible, score_nodes(s_state, idx, slots))
+    assert {n: 2 * s for n, s in zip(feasible, norm)} == want_scores
