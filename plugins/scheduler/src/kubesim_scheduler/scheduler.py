@@ -13,7 +13,6 @@ synchronously right after.
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -210,8 +209,8 @@ class Scheduler:
         if self._external_binder is not None:
             self._external_binder(pod, node)
             return
-        bound = copy.deepcopy(dict(pod))
-        bound.setdefault("spec", {})["nodeName"] = node
+        bound = dict(pod)
+        bound["spec"] = dict(pod.get("spec") or {}, nodeName=node)
         self.pods[pod_key(pod)] = bound
         self.bindings.append((pod_key(pod), node))
 
@@ -405,9 +404,8 @@ class Scheduler:
     # -------------------------------------------------------------- binding
     def _assume_and_bind(self, cyc: _Cycle, qpi: QueuedPodInfo, node: str) -> None:
         fw, state, pi, attempt = cyc.fw, cyc.state, cyc.pod_info, cyc.attempt
-        assumed_pod = copy.copy(dict(pi.pod))
-        assumed_pod["spec"] = dict(pi.pod.get("spec") or {}, nodeName=node)
-        assumed = PodInfo(assumed_pod)
+        assumed = pi.assigned_to(node)
+        assumed_pod = assumed.pod
         self.table.add_pod(assumed, node)
 
         def fail(st: Status) -> None:

@@ -127,6 +127,7 @@ class SchedulingQueue:
         self.scheduling_cycle = 0
         self._seq = 0
         self._last_leftover_flush = now()
+        self._interest_cache: dict[ClusterEvent, bool] = {}
 
     # ------------------------------------------------------------- helpers
     def _new_qpi(self, pi: PodInfo) -> QueuedPodInfo:
@@ -386,13 +387,15 @@ class SchedulingQueue:
         return strategy
 
     def _interesting(self, event: ClusterEvent) -> bool:
-        if event.is_wildcard():
-            return True
-        for fw in self.frameworks.values():
-            for regs in fw.events_by_plugin.values():
-                if any(match_cluster_events(r.event, event) for r in regs):
-                    return True
-        return False
+        """isEventOfInterest: some plugin of some profile registered a matching event."""
+        hit = self._interest_cache.get(event)
+        if hit is None:
+            hit = event.is_wildcard() or any(
+                match_cluster_events(r.event, event)
+                for fw in self.frameworks.values() for regs in fw.events_by_plugin.values() for r in regs
+            )
+            self._interest_cache[event] = hit
+        return hit
 
     def _move_pods(self, pods: list[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any) -> None:
         if not self._interesting(event):
@@ -411,6 +414,8 @@ class SchedulingQueue:
     ) -> None:
         """MoveAllToActiveOrBackoffQueue over the unschedulable pool (insertion order)."""
         if not self._interesting(event):
+            return
+        if not self.unschedulable:
             return
         pods = [q for q in self.unschedulable.values() if pre_check is None or pre_check(q)]
         self._move_pods(pods, event, old, new)

@@ -21,6 +21,8 @@ def go_div(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
     """Element-wise Go int64 division (truncates toward zero; numpy's // floors)."""
     a = np.asarray(a, dtype=np.int64)
     b_arr = np.asarray(b, dtype=np.int64)
+    if (b_arr > 0).all() and (a >= 0).all():
+        return a // b_arr
     q = np.abs(a) // np.abs(b_arr)
     neg = (a < 0) != (b_arr < 0)
     return np.where(neg, -q, q)

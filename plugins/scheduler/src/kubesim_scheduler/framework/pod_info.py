@@ -208,6 +208,17 @@ class PodInfo:
             self._score_requests[k] = v
         return v
 
+    def assigned_to(self, node_name: str) -> PodInfo:
+        """A copy for the same pod with spec.nodeName set (the assumed pod); parses are shared."""
+        pod = dict(self.pod)
+        pod["spec"] = dict(self.pod.get("spec") or {}, nodeName=node_name)
+        c = object.__new__(PodInfo)
+        for name in PodInfo.__slots__:
+            setattr(c, name, getattr(self, name))
+        c.pod = pod
+        c.node_name = node_name
+        return c
+
     def __repr__(self) -> str:
         return f"PodInfo({self.namespace}/{self.name})"
 

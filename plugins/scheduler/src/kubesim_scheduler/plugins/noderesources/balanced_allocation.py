@@ -23,6 +23,12 @@ _PRE_SCORE_KEY = "PreScoreNodeResourcesBalancedAllocation"
 
 def balanced_score(cols: list[tuple[np.ndarray, np.ndarray]], n: int) -> np.ndarray:
     """balancedResourceScorer with the same float64 operations in the same order as Go."""
+    if len(cols) == 2 and all(bool((a != 0).all()) for a, _ in cols):
+        (a0, r0), (a1, r1) = cols
+        f0 = np.minimum(r0 / a0, 1.0)
+        f1 = np.minimum(r1 / a1, 1.0)
+        std = np.abs((f0 - f1) / 2)
+        return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
     count = np.zeros(n, dtype=np.int64)
     total = np.zeros(n, dtype=np.float64)
     first = np.zeros(n, dtype=np.float64)

@@ -75,31 +75,54 @@ def allocatable_requested(
 Columns = list[tuple[np.ndarray, np.ndarray, int]]  # (allocatable, requested, weight)
 
 
-def least_allocated(cols: Columns, n: int) -> np.ndarray:
-    """leastResourceScorer: weighted mean of (alloc - req) * 100 / alloc over listed resources."""
+def _weighted_mean(parts: list[tuple[np.ndarray, np.ndarray, int]], n: int) -> np.ndarray:
+    """sum(score * w) / sum(w) over the resources a node lists (alloc != 0), integer division."""
+    if all(ok is None for ok, _, _ in parts):
+        total_w = sum(w for _, _, w in parts)
+        if total_w == 0:
+            return np.zeros(n, dtype=np.int64)
+        acc = parts[0][1] * parts[0][2]
+        for _, s, w in parts[1:]:
+            acc = acc + s * w
+        return acc // total_w
     node_score = np.zeros(n, dtype=np.int64)
     weight_sum = np.zeros(n, dtype=np.int64)
+    for ok, s, w in parts:
+        if ok is None:
+            node_score += s * w
+            weight_sum += w
+        else:
+            node_score += np.where(ok, s * w, 0)
+            weight_sum += np.where(ok, w, 0)
+    return np.where(weight_sum == 0, 0, node_score // np.maximum(weight_sum, 1))
+
+
+def least_allocated(cols: Columns, n: int) -> np.ndarray:
+    """leastResourceScorer: weighted mean of (alloc - req) * 100 / alloc over listed resources.
+
+    All operands are non-negative where used, so floor division equals Go's truncation.
+    """
+    parts = []
     for alloc, req, w in cols:
         ok = alloc != 0
-        safe = np.where(ok, alloc, 1)
-        s = np.where(req > alloc, 0, go_div((alloc - req) * MAX_NODE_SCORE, safe))
-        node_score += np.where(ok, s * w, 0)
-        weight_sum += np.where(ok, w, 0)
-    return np.where(weight_sum == 0, 0, go_div(node_score, np.where(weight_sum == 0, 1, weight_sum)))
+        all_ok = bool(ok.all())
+        safe = alloc if all_ok else np.where(ok, alloc, 1)
+        s = ((alloc - req) * MAX_NODE_SCORE) // safe
+        s[req > alloc] = 0
+        parts.append((None if all_ok else ok, s, w))
+    return _weighted_mean(parts, n)
 
 
 def most_allocated(cols: Columns, n: int) -> np.ndarray:
     """mostResourceScorer: weighted mean of min(req, alloc) * 100 / alloc."""
-    node_score = np.zeros(n, dtype=np.int64)
-    weight_sum = np.zeros(n, dtype=np.int64)
+    parts = []
     for alloc, req, w in cols:
         ok = alloc != 0
-        safe = np.where(ok, alloc, 1)
-        r = np.minimum(req, alloc)
-        s = go_div(r * MAX_NODE_SCORE, safe)
-        node_score += np.where(ok, s * w, 0)
-        weight_sum += np.where(ok, w, 0)
-    return np.where(weight_sum == 0, 0, go_div(node_score, np.where(weight_sum == 0, 1, weight_sum)))
+        all_ok = bool(ok.all())
+        safe = alloc if all_ok else np.where(ok, alloc, 1)
+        s = (np.minimum(req, alloc) * MAX_NODE_SCORE) // safe
+        parts.append((None if all_ok else ok, s, w))
+    return _weighted_mean(parts, n)
 
 
 def broken_linear(shape: Sequence[tuple[int, int]]) -> Callable[[np.ndarray], np.ndarray]:
