@@ -84,6 +84,7 @@ class TermGroup:
 
 @dataclass
 class _PodEntry:
+    pod: Mapping[str, Any]
     info: PodAffinityInfo
     node_name: str
     label_sig: Any
@@ -214,17 +215,24 @@ class ClusterIndex:
         return d
 
     # ----- pods --------------------------------------------------------------------------
-    def add_pod(self, pod: Mapping[str, Any], info: PodAffinityInfo | None = None) -> None:
-        """Add a bound pod (spec.nodeName set); an already known pod is replaced."""
-        key = pod_key(pod)
+    def add_pod(
+        self,
+        pod: Mapping[str, Any],
+        info: PodAffinityInfo | None = None,
+        key: Any = None,
+        node_name: str | None = None,
+    ) -> None:
+        """Add a bound pod (on spec.nodeName unless given); an already known key is replaced."""
+        key = pod_key(pod) if key is None else key
         if key in self._pods:
-            self.remove_pod(pod)
-        node_name = (pod.get("spec") or {}).get("nodeName", "") or ""
+            self.remove_key(key)
+        if node_name is None:
+            node_name = (pod.get("spec") or {}).get("nodeName", "") or ""
         info = info or pod_affinity_info(pod)
         meta = pod.get("metadata") or {}
         terminating = meta.get("deletionTimestamp") is not None
         lsig = (info.namespace, _labels_sig(info.labels), terminating)
-        entry = _PodEntry(info, node_name, lsig)
+        entry = _PodEntry(pod, info, node_name, lsig)
         if lsig not in self.label_groups:
             self.label_groups[lsig] = LabelGroup(info.namespace, dict(info.labels), terminating, self._zeros())
         for t in info.required_anti_affinity:
@@ -253,7 +261,10 @@ class ClusterIndex:
 
     def remove_pod(self, pod: Mapping[str, Any]) -> None:
         """Forget a bound pod."""
-        key = pod_key(pod)
+        self.remove_key(pod_key(pod))
+
+    def remove_key(self, key: Any) -> None:
+        """Forget a bound pod by the key it was added with."""
         entry = self._pods.pop(key, None)
         if entry is None:
             return
@@ -271,6 +282,30 @@ class ClusterIndex:
             tg = self.anti_groups[k] if kind == "anti" else self.score_groups[k]
             tg.counts[i] += delta
             tg.total += delta
+
+    def keys_on(self, node_name: str) -> list[Any]:
+        """Keys of the pods bound to a node."""
+        return list(self._pods_by_node.get(node_name, {}))
+
+    def pod_of(self, key: Any) -> Mapping[str, Any] | None:
+        """The pod object stored under a key."""
+        e = self._pods.get(key)
+        return e.pod if e else None
+
+    def node_of(self, key: Any) -> str | None:
+        """The node name a pod key was added on."""
+        e = self._pods.get(key)
+        return e.node_name if e else None
+
+    def has_live_node(self, name: str) -> bool:
+        """Whether a node of that name is present."""
+        i = self.node_pos.get(name)
+        return i is not None and self.node_objs[i] is not None
+
+    def node_obj(self, name: str) -> Mapping[str, Any] | None:
+        """The stored node object of a live node."""
+        i = self.node_pos.get(name)
+        return None if i is None else self.node_objs[i]
 
     def pods_on(self, node_name: str) -> list[PodAffinityInfo]:
         """Parsed pods bound to a node (in insertion order)."""
