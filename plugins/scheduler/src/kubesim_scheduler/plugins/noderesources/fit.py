@@ -89,7 +89,7 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
         self.ignored_groups = frozenset(self.args.get("ignoredResourceGroups") or ())
         strategy = self.args.get("scoringStrategy") or {}
         self.strategy = strategy.get("type") or LEAST_ALLOCATED
-        self.resources = resource_specs(strategy.get("resources"))
+        self.resources = resource_specs(strategy.get("resources"), "scoringStrategy.resources")
         if self.strategy == LEAST_ALLOCATED:
             self._scorer = least_allocated
         elif self.strategy == MOST_ALLOCATED:

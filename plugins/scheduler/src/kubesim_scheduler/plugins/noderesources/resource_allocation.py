@@ -38,11 +38,23 @@ ResourceSpec = tuple[str, int]
 DEFAULT_RESOURCES: tuple[ResourceSpec, ...] = (("cpu", 1), ("memory", 1))
 
 
-def resource_specs(raw: Sequence[Mapping[str, Any]] | None) -> tuple[ResourceSpec, ...]:
-    """Resources from args (weight 0 defaults to 1, empty list to cpu+memory)."""
-    if not raw:
+def resource_specs(raw: Sequence[Mapping[str, Any]] | None, path: str = "resources") -> tuple[ResourceSpec, ...]:
+    """Resources from args: absent -> cpu and memory; an absent weight -> 1 (v1 defaulting).
+
+    Weights given must lie in 1..100, as ValidateNodeResourcesFitArgs requires.
+    """
+    if raw is None:
         return DEFAULT_RESOURCES
-    return tuple((r["name"], int(r.get("weight") or 1)) for r in raw)
+    out = []
+    for i, r in enumerate(raw):
+        w = r.get("weight")
+        w = 1 if w is None else int(w)
+        if w <= 0 or w > MAX_NODE_SCORE:
+            raise ValueError(f"{path}[{i}].weight: Invalid value: {w}: resource weight of {r.get('name')} should be in range [1, 100]")
+        out.append((str(r["name"]), w))
+    if not out:
+        return DEFAULT_RESOURCES
+    return tuple(out)
 
 
 def allocatable_requested(
