@@ -1,0 +1,162 @@
+"""Read a KubeSchedulerConfiguration from YAML/JSON or a dict: decode, default, validate.
+
+Mirrors what kube-scheduler does with --config (cmd/kube-scheduler/app/options:
+strict decode, SetDefaults, ValidateKubeSchedulerConfiguration), but reports every
+problem at once, each with the file and field path, as kubesim.errors.InvalidInput.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+from kubesim.errors import InvalidInput, Problem
+
+from kubesim_scheduler.config.converter import FieldErrors, describe, structure
+from kubesim_scheduler.config.defaults import set_defaults
+from kubesim_scheduler.config.types import (
+    API_VERSION,
+    DEPLOYMENT_ONLY_FIELDS,
+    EXTENSION_POINTS,
+    KIND,
+    KubeSchedulerConfiguration,
+    Plugins,
+    PluginSet,
+)
+from kubesim_scheduler.config.validation import validate
+
+__all__ = ["decode", "load_config", "loads_config", "parse_yaml"]
+
+Source = str | os.PathLike[str] | Mapping[str, Any]
+
+
+def load_config(source: Source, *, file: str | None = None) -> KubeSchedulerConfiguration:
+    """Load, default and validate a configuration from a file path or an already parsed dict.
+
+    Raises InvalidInput with every problem found; `file` names the source in problems
+    (defaults to the path).
+    """
+    if isinstance(source, Mapping):
+        data: Any = source
+    else:
+        file = file if file is not None else os.fspath(source)
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise InvalidInput([Problem("", f"cannot read the file: {reason}", file)]) from None
+        data = parse_yaml(text, file=file)
+    return _checked(decode(data, file=file), file)
+
+
+def loads_config(text: str, *, file: str | None = None) -> KubeSchedulerConfiguration:
+    """Load, default and validate a configuration from YAML or JSON text."""
+    return _checked(decode(parse_yaml(text, file=file), file=file), file)
+
+
+def _checked(config: KubeSchedulerConfiguration, file: str | None) -> KubeSchedulerConfiguration:
+    config = set_defaults(config)
+    problems = validate(config)
+    if problems:
+        raise InvalidInput([attrs.evolve(p, file=file) for p in problems])
+    return config
+
+
+def _duplicate_key(node: Any) -> Any:
+    """The first key node repeated in a mapping of the YAML node tree, or None."""
+    if isinstance(node, yaml.MappingNode):
+        seen: set[tuple[str, str]] = set()
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                key = (key_node.tag, key_node.value)
+                if key in seen:
+                    return key_node
+                seen.add(key)
+            found = _duplicate_key(value_node)
+            if found is not None:
+                return found
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            found = _duplicate_key(item)
+            if found is not None:
+                return found
+    return None
+
+
+def parse_yaml(text: str, *, file: str | None = None) -> Any:
+    """Parse one YAML (or JSON) document; syntax errors become a Problem with line and column."""
+    try:
+        for node in yaml.compose_all(text, Loader=yaml.SafeLoader):
+            dup = _duplicate_key(node)
+            if dup is not None:
+                line, column = dup.start_mark.line + 1, dup.start_mark.column + 1
+                msg = f"invalid YAML: line {line}, column {column}: duplicate key {dup.value!r}"
+                raise InvalidInput([Problem("", msg, file)])
+        docs = list(yaml.safe_load_all(text))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        raise InvalidInput([Problem("", f"invalid YAML: {where}{exc.problem}", file)]) from None
+    except yaml.YAMLError as exc:
+        raise InvalidInput([Problem("", f"invalid YAML: {exc}", file)]) from None
+    if len(docs) > 1:
+        raise InvalidInput([Problem("", f"expected one YAML document, found {len(docs)}", file)])
+    return docs[0] if docs else None
+
+
+def decode(data: Any, *, file: str | None = None) -> KubeSchedulerConfiguration:
+    """Decode parsed data strictly into a KubeSchedulerConfiguration, without defaulting."""
+    if not isinstance(data, Mapping):
+        hint = " (is the file empty?)" if data is None else ""
+        msg = f"expected a KubeSchedulerConfiguration mapping, got {describe(data)}{hint}"
+        raise InvalidInput([Problem("", msg, file)])
+    body = dict(data)
+    problems = []
+    api_version, kind = body.pop("apiVersion", None), body.pop("kind", None)
+    if api_version is None:
+        problems.append(Problem("apiVersion", f'required ("{API_VERSION}")', file))
+    elif api_version != API_VERSION:
+        problems.append(Problem("apiVersion", f'expected "{API_VERSION}", got {describe(api_version)}', file))
+    if kind is None:
+        problems.append(Problem("kind", f'required ("{KIND}")', file))
+    elif kind != KIND:
+        problems.append(Problem("kind", f'expected "{KIND}", got {describe(kind)}', file))
+    ignored = tuple(k for k in DEPLOYMENT_ONLY_FIELDS if k in body)
+    for k in ignored:
+        del body[k]
+    try:
+        config = structure(body, KubeSchedulerConfiguration)
+    except FieldErrors as exc:
+        problems.extend(Problem(p, m, file) for p, m in exc.pairs)
+    if problems:
+        raise InvalidInput(problems)
+    return attrs.evolve(_with_sources(config), ignored_fields=ignored)
+
+
+def _with_sources(config: KubeSchedulerConfiguration) -> KubeSchedulerConfiguration:
+    """Record on each Plugin where the user wrote it, so later problems can point there."""
+    profiles = []
+    for i, profile in enumerate(config.profiles):
+        plugins = profile.plugins
+        if plugins is not None:
+            plugins = _plugins_with_sources(f"profiles[{i}].plugins", plugins)
+        profiles.append(attrs.evolve(profile, plugins=plugins))
+    return attrs.evolve(config, profiles=tuple(profiles))
+
+
+def _plugins_with_sources(path: str, plugins: Plugins) -> Plugins:
+    for point in ("multiPoint", *EXTENSION_POINTS):
+        ps = plugins.point(point)  # type: ignore[arg-type]
+        base = f"{path}.{point}"
+        ps = PluginSet(
+            enabled=tuple(attrs.evolve(p, source=f"{base}.enabled[{j}]") for j, p in enumerate(ps.enabled)),
+            disabled=tuple(
+                attrs.evolve(p, source=f"{base}.disabled[{j}]") for j, p in enumerate(ps.disabled)
+            ),
+        )
+        plugins = plugins.with_point(point, ps)  # type: ignore[arg-type]
+    return plugins
