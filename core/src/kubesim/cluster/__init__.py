@@ -1,0 +1,41 @@
+"""kubesim.cluster: the embedded in-memory Kubernetes API that simulations run against.
+
+Objects are plain dicts in Kubernetes JSON form. `Cluster` gives them API-server semantics
+(uids, resourceVersions, admission, finalizers, garbage collection, watch events);
+`LabelSelector`, `FieldSelector` and the quantity helpers are shared with controllers and
+the scheduler.
+"""
+
+from .admission import AdmissionRequest, AdmissionResponse, Admitter
+from .cluster import DEFAULT_NAMESPACES, Cluster
+from .events import WatchEvent, WatchHandler
+from .jsontree import copy_tree, load_document
+from .patches import UnsupportedMediaType
+from .quantity import cpu_milli, parse_quantity, to_int
+from .registry import ResourceRegistry, ResourceType
+from .selectors import FieldSelector, LabelSelector, Requirement
+from .strategic import PatchField, PatchSchema, strategic_merge_patch
+
+__all__ = [
+    "DEFAULT_NAMESPACES",
+    "AdmissionRequest",
+    "AdmissionResponse",
+    "Admitter",
+    "Cluster",
+    "FieldSelector",
+    "LabelSelector",
+    "PatchField",
+    "PatchSchema",
+    "Requirement",
+    "ResourceRegistry",
+    "ResourceType",
+    "UnsupportedMediaType",
+    "WatchEvent",
+    "WatchHandler",
+    "copy_tree",
+    "cpu_milli",
+    "load_document",
+    "parse_quantity",
+    "strategic_merge_patch",
+    "to_int",
+]

@@ -1,0 +1,121 @@
+"""Admission: the requests plugins see for every write, and the chain that runs their admitters.
+
+Registered admitters behave like admission webhooks: mutating ones may return an RFC 6902
+JSON patch, validating ones may only allow or deny. A denial becomes the API error a
+webhook denial produces (`admission webhook "<name>" denied the request: <message>`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import jsonpatch
+
+from kubesim.errors import ApiError, BadRequest, Conflict, Forbidden, Invalid, NotFound
+
+from .registry import ResourceType
+
+__all__ = ["AdmissionChain", "AdmissionRequest", "AdmissionResponse", "Admitter", "denial_error"]
+
+MUTATING = "mutating"
+VALIDATING = "validating"
+
+
+@attrs.frozen
+class AdmissionRequest:
+    """One write as admitters see it. `object` and `old_object` must not be mutated:
+    a mutating admitter returns a JSON patch instead."""
+
+    operation: str
+    resource: ResourceType
+    subresource: str | None
+    namespace: str | None
+    name: str
+    object: dict[str, Any] | None
+    old_object: dict[str, Any] | None
+    actor: str
+    phase: str
+
+
+@attrs.frozen
+class AdmissionResponse:
+    """An admitter's answer; `patch` (RFC 6902 ops) is applied in the mutating phase only."""
+
+    allowed: bool = True
+    message: str = ""
+    name: str = ""
+    patch: list[dict[str, Any]] | None = None
+    code: int = 403
+
+
+Admitter = Callable[[AdmissionRequest], AdmissionResponse | None]
+"""Called for every write; returns None (no opinion) or an AdmissionResponse."""
+
+_ERRORS: dict[int, type[ApiError]] = {
+    400: BadRequest, 403: Forbidden, 404: NotFound, 409: Conflict, 422: Invalid,
+}
+
+
+def denial_error(response: AdmissionResponse) -> ApiError:
+    """The error a denied request fails with; the response's code picks the error class."""
+    message = f'admission webhook "{response.name}" denied the request'
+    if response.message:
+        message += f": {response.message}"
+    cls = _ERRORS.get(response.code)
+    if cls is not None:
+        return cls(message)
+    err = ApiError(message)
+    err.code = response.code
+    err.reason = "Unknown" if response.code < 500 else "InternalError"
+    return err
+
+
+class AdmissionChain:
+    """The registered admitters, run in registration order within each phase."""
+
+    def __init__(self) -> None:
+        self._admitters: dict[str, list[Admitter]] = {MUTATING: [], VALIDATING: []}
+
+    def add(self, admitter: Admitter, phase: str) -> None:
+        """Register an admitter for the "mutating" or "validating" phase."""
+        if phase not in self._admitters:
+            raise ValueError(f'phase must be "mutating" or "validating", not {phase!r}')
+        self._admitters[phase].append(admitter)
+
+    def __bool__(self) -> bool:
+        return bool(self._admitters[MUTATING] or self._admitters[VALIDATING])
+
+    def mutate(self, request: AdmissionRequest) -> dict[str, Any] | None:
+        """Run the mutating admitters; return the (possibly patched) object."""
+        obj = request.object
+        for admitter in self._admitters[MUTATING]:
+            req = request if obj is request.object else attrs.evolve(request, object=obj)
+            response = admitter(attrs.evolve(req, phase=MUTATING))
+            if response is None:
+                continue
+            if not response.allowed:
+                raise denial_error(response)
+            if response.patch and obj is not None:
+                obj = _apply(obj, response)
+        return obj
+
+    def validate(self, request: AdmissionRequest) -> None:
+        """Run the validating admitters; the first denial raises."""
+        req = attrs.evolve(request, phase=VALIDATING)
+        for admitter in self._admitters[VALIDATING]:
+            response = admitter(req)
+            if response is not None and not response.allowed:
+                raise denial_error(response)
+
+
+def _apply(obj: dict[str, Any], response: AdmissionResponse) -> dict[str, Any]:
+    try:
+        patched: dict[str, Any] = jsonpatch.apply_patch(obj, response.patch or [])
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError) as exc:
+        err = ApiError(f'admission webhook "{response.name}" returned a patch that cannot be applied: {exc}')
+        raise err from None
+    if not isinstance(patched, dict):
+        raise ApiError(f'admission webhook "{response.name}" patched the object into a non-object')
+    return patched

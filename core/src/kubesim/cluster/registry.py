@@ -1,0 +1,213 @@
+"""The kinds the embedded API serves: built-in Kubernetes kinds plus CRDs registered at run time.
+
+Scopes and status subresources of the built-ins are as kube-apiserver registers them
+(pkg/registry/*/storage). A CRD is registered under its storage version; any served version
+resolves to it (the "None" conversion strategy: only apiVersion differs between versions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from kubesim.errors import NotFound
+
+from .validation import FieldError, invalid, invalid_error, is_dns1123_label, is_dns1123_subdomain, required
+
+__all__ = ["BUILTIN_TYPES", "CRD_TYPE", "ResourceRegistry", "ResourceType", "crd_group_kind", "crd_resource_type"]
+
+
+@attrs.frozen(cache_hash=True)
+class ResourceType:
+    """One registered kind: where it lives in the API and how the API server treats it."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    status_subresource: bool
+
+    @property
+    def api_version(self) -> str:
+        """"v1" for the core group, else "group/version"."""
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def group_resource(self) -> str:
+        """How API errors name the resource: "pods", "deployments.apps"."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    @property
+    def group_kind(self) -> str:
+        """How validation errors name the kind: "Pod", "Deployment.apps"."""
+        return f"{self.kind}.{self.group}" if self.group else self.kind
+
+
+def _t(group: str, kind: str, plural: str, namespaced: bool = True, status: bool = False,
+       version: str = "v1") -> ResourceType:
+    return ResourceType(group, version, kind, plural, namespaced, status)
+
+
+BUILTIN_TYPES: tuple[ResourceType, ...] = (
+    _t("", "Namespace", "namespaces", namespaced=False, status=True),
+    _t("", "Node", "nodes", namespaced=False, status=True),
+    _t("", "Pod", "pods", status=True),
+    _t("", "Service", "services", status=True),
+    _t("", "Endpoints", "endpoints"),
+    _t("", "ConfigMap", "configmaps"),
+    _t("", "Secret", "secrets"),
+    _t("", "ServiceAccount", "serviceaccounts"),
+    _t("", "PersistentVolume", "persistentvolumes", namespaced=False, status=True),
+    _t("", "PersistentVolumeClaim", "persistentvolumeclaims", status=True),
+    _t("", "Event", "events"),
+    _t("", "ResourceQuota", "resourcequotas", status=True),
+    _t("", "LimitRange", "limitranges"),
+    _t("", "ReplicationController", "replicationcontrollers", status=True),
+    _t("apps", "Deployment", "deployments", status=True),
+    _t("apps", "ReplicaSet", "replicasets", status=True),
+    _t("apps", "StatefulSet", "statefulsets", status=True),
+    _t("apps", "DaemonSet", "daemonsets", status=True),
+    _t("apps", "ControllerRevision", "controllerrevisions"),
+    _t("batch", "Job", "jobs", status=True),
+    _t("batch", "CronJob", "cronjobs", status=True),
+    _t("policy", "PodDisruptionBudget", "poddisruptionbudgets", status=True),
+    _t("scheduling.k8s.io", "PriorityClass", "priorityclasses", namespaced=False),
+    _t("storage.k8s.io", "StorageClass", "storageclasses", namespaced=False),
+    _t("storage.k8s.io", "CSINode", "csinodes", namespaced=False),
+    _t("storage.k8s.io", "CSIDriver", "csidrivers", namespaced=False),
+    _t("storage.k8s.io", "VolumeAttachment", "volumeattachments", namespaced=False, status=True),
+    _t("coordination.k8s.io", "Lease", "leases"),
+    _t("apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions",
+       namespaced=False, status=True),
+)
+
+CRD_TYPE = BUILTIN_TYPES[-1]
+
+
+class ResourceRegistry:
+    """Resolves (apiVersion, kind) to a ResourceType; CRDs can be added while running."""
+
+    def __init__(self) -> None:
+        self._by_group_kind: dict[tuple[str, str], ResourceType] = {}
+        self._by_version_kind: dict[tuple[str, str], ResourceType] = {}
+        self._builtin = frozenset((t.group, t.kind) for t in BUILTIN_TYPES)
+        self._sorted: list[ResourceType] | None = None
+        for t in BUILTIN_TYPES:
+            self._add(t, [t.version])
+
+    def _add(self, rt: ResourceType, versions: list[str]) -> None:
+        old = self._by_group_kind.get((rt.group, rt.kind))
+        if old is not None:
+            self._by_version_kind = {k: v for k, v in self._by_version_kind.items() if v is not old}
+        self._by_group_kind[(rt.group, rt.kind)] = rt
+        for v in versions:
+            self._by_version_kind[(f"{rt.group}/{v}" if rt.group else v, rt.kind)] = rt
+        self._sorted = None
+
+    def lookup(self, api_version: str, kind: str) -> ResourceType:
+        """The type of `kind` in `api_version`; NotFound like kubectl's "no matches for kind"."""
+        rt = self._by_version_kind.get((api_version, kind))
+        if rt is None:
+            raise NotFound(f'no matches for kind "{kind}" in version "{api_version}"')
+        return rt
+
+    def get(self, group: str, kind: str) -> ResourceType | None:
+        """The type registered for a group and kind, whatever its version; None if unknown."""
+        return self._by_group_kind.get((group, kind))
+
+    def types(self) -> list[ResourceType]:
+        """Every registered type, sorted by (group, kind): the order objects are listed in."""
+        if self._sorted is None:
+            self._sorted = sorted(self._by_group_kind.values(), key=lambda t: (t.group, t.kind))
+        return list(self._sorted)
+
+    def is_builtin(self, rt: ResourceType) -> bool:
+        """True for kinds compiled into the API server (strategic merge patch works for these)."""
+        return (rt.group, rt.kind) in self._builtin
+
+    def register_crd(self, crd: Mapping[str, Any]) -> ResourceType:
+        """Register the kind an apiextensions.k8s.io/v1 CustomResourceDefinition defines.
+
+        Registering the same definition again is harmless; a changed one replaces the old.
+        Raises Invalid when the definition is incomplete or names a built-in kind.
+        """
+        rt, served = crd_resource_type(crd)
+        if (rt.group, rt.kind) in self._builtin:
+            name = str((crd.get("metadata") or {}).get("name", ""))
+            raise invalid_error(CRD_TYPE.group_kind, name,
+                                [invalid("spec.names.kind", rt.kind, f"{rt.kind}.{rt.group} is a built-in kind")])
+        self._add(rt, served)
+        return rt
+
+    def unregister(self, group: str, kind: str) -> None:
+        """Forget a CRD's kind (its CustomResourceDefinition was deleted)."""
+        rt = self._by_group_kind.get((group, kind))
+        if rt is None or (group, kind) in self._builtin:
+            return
+        del self._by_group_kind[(group, kind)]
+        self._by_version_kind = {k: v for k, v in self._by_version_kind.items() if v is not rt}
+        self._sorted = None
+
+
+def crd_resource_type(crd: Mapping[str, Any]) -> tuple[ResourceType, list[str]]:
+    """Validate a CRD and return the ResourceType of its storage version and its served versions."""
+    meta: Mapping[str, Any] = crd["metadata"] if isinstance(crd.get("metadata"), Mapping) else {}
+    name = str(meta.get("name") or "")
+    spec = crd.get("spec")
+    if not isinstance(spec, Mapping):
+        raise invalid_error(CRD_TYPE.group_kind, name, [required("spec")])
+    errs: list[FieldError] = []
+    group = spec.get("group")
+    names: Mapping[str, Any] = spec["names"] if isinstance(spec.get("names"), Mapping) else {}
+    kind, plural = names.get("kind"), names.get("plural")
+    scope = spec.get("scope")
+    if not isinstance(group, str) or not group:
+        errs.append(required("spec.group"))
+    elif is_dns1123_subdomain(group) or "." not in group:
+        errs.append(invalid("spec.group", group, "should be a domain with at least one dot"))
+    if not isinstance(kind, str) or not kind:
+        errs.append(required("spec.names.kind"))
+    if not isinstance(plural, str) or not plural:
+        errs.append(required("spec.names.plural"))
+    elif is_dns1123_label(plural):
+        errs.append(invalid("spec.names.plural", plural, "; ".join(is_dns1123_label(plural))))
+    if scope not in ("Namespaced", "Cluster"):
+        errs.append(FieldError("Unsupported value", "spec.scope", scope, 'supported values: "Cluster", "Namespaced"'))
+    versions = spec.get("versions")
+    served: list[str] = []
+    storage: list[Mapping[str, Any]] = []
+    if not isinstance(versions, list) or not versions:
+        errs.append(required("spec.versions", "must have exactly one version marked as storage version"))
+    else:
+        for i, v in enumerate(versions):
+            if not isinstance(v, Mapping) or not isinstance(v.get("name"), str) or not v.get("name"):
+                errs.append(required(f"spec.versions[{i}].name"))
+                continue
+            if v.get("served"):
+                served.append(v["name"])
+            if v.get("storage"):
+                storage.append(v)
+        if len(storage) != 1:
+            errs.append(invalid("spec.versions", [v.get("name") for v in storage] if storage else None,
+                                "must have exactly one version marked as storage version"))
+        if not served:
+            errs.append(invalid("spec.versions", None, "must have at least one served version"))
+    if isinstance(group, str) and isinstance(plural, str) and name and name != f"{plural}.{group}":
+        errs.append(invalid("metadata.name", name, 'must be spec.names.plural+"."+spec.group'))
+    if errs:
+        raise invalid_error(CRD_TYPE.group_kind, name, errs)
+    stored = storage[0]
+    subresources = stored.get("subresources") or {}
+    has_status = isinstance(subresources, Mapping) and "status" in subresources
+    rt = ResourceType(str(group), str(stored["name"]), str(kind), str(plural), scope == "Namespaced", has_status)
+    return rt, served
+
+
+def crd_group_kind(crd: Mapping[str, Any]) -> tuple[str, str]:
+    """(group, kind) named by a CRD object, without validating it."""
+    spec = crd.get("spec") or {}
+    return str(spec.get("group", "")), str((spec.get("names") or {}).get("kind", ""))
+

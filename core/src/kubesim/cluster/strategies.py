@@ -1,0 +1,85 @@
+"""Per-kind rules the API server applies on write, like its registry strategies:
+defaulting, PrepareForCreate (initial status), and kind-specific validation.
+
+Sources: k8s.io/kubernetes pkg/registry/*/strategy.go (PrepareForCreate), pkg/apis/*/v1
+defaults.go, and apiextensions-apiserver's customResourceStrategy (status dropped on create
+when the status subresource is on).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .pods import default_pod, initial_pod_status, validate_pod
+from .priority import default_priority_class
+from .registry import CRD_TYPE, ResourceType
+from .validation import FieldError, is_dns1123_label
+
+__all__ = ["apply_defaults", "prepare_for_create", "validate_kind"]
+
+_POD = ("", "Pod")
+_NAMESPACE = ("", "Namespace")
+_PRIORITY_CLASS = ("scheduling.k8s.io", "PriorityClass")
+_KEEPS_STATUS_ON_CREATE = {("", "Node")}  # "Nodes allow *all* fields, including status, to be set on create."
+
+
+def apply_defaults(rt: ResourceType, obj: dict[str, Any]) -> None:
+    """Defaulting done when an object is decoded (create and update), in place."""
+    gk = (rt.group, rt.kind)
+    if gk == _POD:
+        default_pod(obj)
+    elif gk == _PRIORITY_CLASS:
+        default_priority_class(obj)
+    elif gk == _NAMESPACE:
+        name = (obj.get("metadata") or {}).get("name")
+        if isinstance(name, str) and name and not is_dns1123_label(name):
+            labels = obj["metadata"].get("labels")
+            if type(labels) is not dict:
+                labels = obj["metadata"]["labels"] = {}
+            labels["kubernetes.io/metadata.name"] = name
+
+
+def prepare_for_create(rt: ResourceType, obj: dict[str, Any], builtin: bool, now: str) -> None:
+    """Reset what a client may not set on create, chiefly the status (in place)."""
+    gk = (rt.group, rt.kind)
+    if gk == _POD:
+        obj["status"] = initial_pod_status(obj)
+    elif gk == _NAMESPACE:
+        obj["status"] = {"phase": "Active"}
+        spec = obj.get("spec")
+        if type(spec) is not dict:
+            spec = obj["spec"] = {}
+        finalizers = spec.get("finalizers") or []
+        if "kubernetes" not in finalizers:
+            spec["finalizers"] = [*finalizers, "kubernetes"]
+    elif gk == ("", "PersistentVolume"):
+        obj["status"] = {"phase": "Pending", "lastPhaseTransitionTime": now}
+    elif rt is CRD_TYPE:
+        obj["status"] = _crd_status(obj, now)
+    elif rt.status_subresource and gk not in _KEEPS_STATUS_ON_CREATE:
+        if builtin:
+            obj["status"] = {}
+        else:
+            obj.pop("status", None)
+
+
+def _crd_status(crd: dict[str, Any], now: str) -> dict[str, Any]:
+    spec = crd.get("spec") or {}
+    storage = [v["name"] for v in spec.get("versions") or [] if isinstance(v, dict) and v.get("storage")]
+    condition = {"status": "True", "lastTransitionTime": now}
+    return {
+        "acceptedNames": dict(spec.get("names") or {}),
+        "conditions": [
+            {"type": "NamesAccepted", "reason": "NoConflicts", "message": "no conflicts found", **condition},
+            {"type": "Established", "reason": "InitialNamesAccepted",
+             "message": "the initial names have been accepted", **condition},
+        ],
+        "storedVersions": storage,
+    }
+
+
+def validate_kind(rt: ResourceType, obj: dict[str, Any]) -> list[FieldError]:
+    """Kind-specific validation of the object's own fields (metadata is checked elsewhere)."""
+    if (rt.group, rt.kind) == _POD:
+        return validate_pod(obj)
+    return []
