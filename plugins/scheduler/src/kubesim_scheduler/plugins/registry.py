@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+
 from ..framework.interface import Plugin
 from .defaultbinder import DefaultBinder
 from .imagelocality import ImageLocality
@@ -29,11 +32,12 @@ _BUILTIN: tuple[type[Plugin], ...] = (
 def in_tree_registry() -> dict[str, type[Plugin]]:
     """All in-tree plugins that are available in this installation."""
     reg: dict[str, type[Plugin]] = {cls.name: cls for cls in _BUILTIN}
+    # Plugins written in their own modules (InterPodAffinity, PodTopologySpread,
+    # DefaultPreemption) join once their adapter module exists; each exposes PLUGIN.
     for modname in ("interpodaffinity_plugin", "podtopologyspread_plugin", "defaultpreemption"):
-        try:
-            mod = __import__(f"{__package__}.{modname}", fromlist=["PLUGIN"])
-        except ImportError:
+        if importlib.util.find_spec(f"{__package__}.{modname}") is None:
             continue
+        mod = importlib.import_module(f"{__package__}.{modname}")
         cls = getattr(mod, "PLUGIN", None)
         if cls is not None:
             reg[cls.name] = cls
