@@ -70,16 +70,16 @@ def test_unschedulable_pod_requeued_by_node_add_and_bound() -> None:
 def test_backoff_in_simulated_time() -> None:
     clock = Clock()
     s = Scheduler(now=clock)
-    s.queue.pop_from_backoff = False
     s.add_node(make_node("n0", SMALL))
     p = make_pod("big", reqs=[{"cpu": "2"}])
     s.add_pod(p)
+    clock.t = 0.5
     s.schedule_one()
     qpi = s.queue.unschedulable[p["metadata"]["uid"]]
-    assert s.queue.backoff_time(qpi) == 1.0  # 1s initial backoff
-    assert s.queue.is_backing_off(qpi)
-    clock.t = 1.5
-    assert s.queue.is_backing_off(qpi)  # expirations are aligned to 1s windows
+    # 1s initial backoff from the failure at 0.5s, aligned down to the 1s ordering window
+    assert s.queue.backoff_time(qpi) == 1.0
+    clock.t = 1.2
+    assert s.queue.is_backing_off(qpi)  # aligned "now" is 1.0, not before the expiration
     clock.t = 2.0
     assert not s.queue.is_backing_off(qpi)
     assert [s.queue.backoff_duration(c) for c in range(1, 7)] == [1.0, 2.0, 4.0, 8.0, 10.0, 10.0]
