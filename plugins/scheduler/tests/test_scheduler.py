@@ -232,3 +232,31 @@ def test_out_of_range_score_is_an_error() -> None:
     a = s.evaluate(make_pod("p"))
     assert a.status is not None and a.status.code == Code.ERROR
     assert "invalid score 101" in a.message()
+
+
+def test_node_table_listener_sees_every_change() -> None:
+    from kubesim_scheduler.framework import NodeTableListener
+
+    events: list[tuple[str, int, str]] = []
+
+    class Rec(NodeTableListener):
+        def node_added(self, row, node):  # type: ignore[no-untyped-def]
+            events.append(("node+", row, node["metadata"]["name"]))
+
+        def node_removed(self, row, name):  # type: ignore[no-untyped-def]
+            events.append(("node-", row, name))
+
+        def pod_added(self, row, pi):  # type: ignore[no-untyped-def]
+            events.append(("pod+", row, pi.name))
+
+        def pod_removed(self, row, pi):  # type: ignore[no-untyped-def]
+            events.append(("pod-", row, pi.name))
+
+    s = Scheduler()
+    s.add_node(make_node("n0", BIG))
+    s.add_pod(make_pod("a", node="n0"))
+    s.table.add_listener(Rec())
+    s.add_pod(make_pod("b"))
+    s.run()
+    s.remove_node("n0")
+    assert events == [("node+", 0, "n0"), ("pod+", 0, "a"), ("pod+", 0, "b"), ("node-", 0, "n0")]

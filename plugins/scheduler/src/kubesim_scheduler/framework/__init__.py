@@ -39,7 +39,7 @@ from .interface import (
     ScorePlugin,
 )
 from .node_info import HostPortInfo, ImageStateSummary, NodeInfo, NodeInfoList
-from .node_table import NodeTable
+from .node_table import NodeTable, NodeTableListener
 from .normalize import default_normalize, default_normalize_scores, go_div, go_div_int
 from .pod_info import AffinityTerm, PodInfo, WeightedAffinityTerm, normalized_image_name, pod_key
 from .profile_config import DEFAULT_MULTI_POINT, DEFAULT_SCHEDULER_NAME, EXTENSION_POINTS, ProfileConfig
@@ -53,7 +53,7 @@ __all__ = [
     "ClusterEventWithHint", "Code", "CycleState", "DEFAULT_MULTI_POINT", "DEFAULT_SCHEDULER_NAME",
     "Diagnosis", "EXTENSION_POINTS", "EnqueueExtensions", "FilterOutcome", "FilterPlugin",
     "FitError", "Framework", "FrameworkError", "Handle", "HostPortInfo", "ImageStateSummary",
-    "NoNodesAvailable", "NodeInfo", "NodeInfoList", "NodeScore", "NodeTable", "NodeToStatus",
+    "NoNodesAvailable", "NodeInfo", "NodeInfoList", "NodeScore", "NodeTable", "NodeTableListener", "NodeToStatus",
     "NominatingInfo", "ObjectLister", "PermitPlugin", "Plugin", "PodInfo", "PostBindPlugin",
     "PostFilterPlugin", "PostFilterResult", "PreBindPlugin", "PreEnqueuePlugin",
     "PreFilterExtensions", "PreFilterPlugin", "PreFilterResult", "PreScorePlugin",

@@ -21,7 +21,7 @@ from ..taints import Taint, taint_of
 from .node_info import HostPortInfo, ImageStateSummary, NodeInfo
 from .pod_info import PodInfo
 
-__all__ = ["NodeTable", "LabelColumn", "ScalarColumn", "zone_key"]
+__all__ = ["NodeTable", "NodeTableListener", "LabelColumn", "ScalarColumn", "zone_key"]
 
 _I64 = np.int64
 
@@ -34,6 +34,26 @@ def zone_key(node: Mapping[str, Any]) -> str:
     if not region and not zone:
         return ""
     return f"{region}:\x00:{zone}"
+
+
+class NodeTableListener:
+    """Receives every change of the table, for plugins that keep their own indexes in step.
+
+    Register with `NodeTable.add_listener`; rows identify nodes (a row is reused only after
+    `node_removed` and the removal of all its pods).
+    """
+
+    def node_added(self, row: int, node: Mapping[str, Any]) -> None:
+        """A node was added or replaced (also called for updates)."""
+
+    def node_removed(self, row: int, name: str) -> None:
+        """A node was removed."""
+
+    def pod_added(self, row: int, pod_info: PodInfo) -> None:
+        """A pod was bound or assumed on the node in `row`."""
+
+    def pod_removed(self, row: int, pod_info: PodInfo) -> None:
+        """A pod left the node in `row` (deleted, or an assumption was forgotten)."""
 
 
 class LabelColumn:
@@ -132,6 +152,15 @@ class NodeTable:
         self._zone_of: dict[str, str] = {}
         self._order: np.ndarray | None = None
         self._names_arr: np.ndarray | None = None
+        self.listeners: list[NodeTableListener] = []
+
+    def add_listener(self, listener: NodeTableListener) -> None:
+        """Subscribe to node/pod changes; the listener is first told about existing ones."""
+        self.listeners.append(listener)
+        for row in self.order.tolist():
+            listener.node_added(row, self.nodes[row] or {})
+            for pi in self.pods[row].values():
+                listener.pod_added(row, pi)
 
     # ----------------------------------------------------------------- rows
     def _grow(self) -> None:
@@ -210,6 +239,8 @@ class NodeTable:
         self._set_node_fields(row, node)
         self._tree_add(name, zone_key(node))
         self._bump(row)
+        for lst in self.listeners:
+            lst.node_added(row, node)
         return row
 
     def update_node(self, node: Mapping[str, Any]) -> int:
@@ -223,6 +254,8 @@ class NodeTable:
         self._clear_node_fields(row)
         self._tree_remove(name)
         self._bump(row)
+        for lst in self.listeners:
+            lst.node_removed(row, name)
         if not self.pods[row]:
             self._release_row(row)
 
@@ -368,6 +401,8 @@ class NodeTable:
         self.pods[row][pi.key] = pi
         self.pod_row[pi.key] = row
         self._account(row, pi, 1)
+        for lst in self.listeners:
+            lst.pod_added(row, pi)
 
     def remove_pod(self, key: str) -> PodInfo | None:
         row = self.pod_row.pop(key, None)
@@ -375,6 +410,8 @@ class NodeTable:
             return None
         pi = self.pods[row].pop(key)
         self._account(row, pi, -1)
+        for lst in self.listeners:
+            lst.pod_removed(row, pi)
         if self.nodes[row] is None and not self.pods[row]:
             self._release_row(row)
         return pi
