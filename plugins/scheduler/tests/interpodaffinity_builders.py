@@ -14,7 +14,9 @@ REQ_ANTI = "anti-req"
 PREF_ANTI = "anti-pref"
 
 
-def sel(match_labels: dict[str, str] | None = None, *exprs: tuple[str, str, list[str] | None]) -> dict[str, Any]:
+def sel(
+    match_labels: dict[str, str] | None = None, *exprs: tuple[str, str, list[str] | None]
+) -> dict[str, Any]:
     """A metav1.LabelSelector: matchLabels plus (key, operator, values) expressions."""
     out: dict[str, Any] = {}
     if match_labels is not None:
@@ -122,7 +124,9 @@ class Pod:
     def node_affinity_not_in(self, key: str, vals: list[str]) -> Pod:
         expr = {"key": key, "operator": "NotIn", "values": list(vals)}
         na = self.p["spec"].setdefault("affinity", {}).setdefault("nodeAffinity", {})
-        na["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [{"matchExpressions": [expr]}]}
+        na["requiredDuringSchedulingIgnoredDuringExecution"] = {
+            "nodeSelectorTerms": [{"matchExpressions": [expr]}]
+        }
         return self
 
     def toleration(self, key: str) -> Pod:
@@ -135,7 +139,11 @@ class Pod:
         return self
 
     def _pod_affinity(self, anti: bool, tk: str, selector: dict[str, Any] | None, kind: str) -> Pod:
-        a = self.p["spec"].setdefault("affinity", {}).setdefault("podAntiAffinity" if anti else "podAffinity", {})
+        a = (
+            self.p["spec"]
+            .setdefault("affinity", {})
+            .setdefault("podAntiAffinity" if anti else "podAffinity", {})
+        )
         t = term(selector, tk)
         if kind.endswith("req"):
             a.setdefault("requiredDuringSchedulingIgnoredDuringExecution", []).append(t)

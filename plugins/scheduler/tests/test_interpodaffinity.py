@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 _HERE = Path(__file__).resolve().parent
@@ -16,10 +17,8 @@ try:
 except ImportError:  # not installed: use the source tree
     sys.path.insert(0, str(_HERE.parent / "src"))
 
-from interpodaffinity_builders import (  # noqa: E402
-    PREF_AFF,
+from interpodaffinity_builders import (
     PREF_ANTI,
-    REQ_AFF,
     REQ_ANTI,
     Pod,
     affinity,
@@ -29,11 +28,16 @@ from interpodaffinity_builders import (  # noqa: E402
     term,
     weighted,
 )
-
-from kubesim_scheduler.plugins.interpodaffinity import (  # noqa: E402
+from kubesim_scheduler.plugins.interpodaffinity import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH as AFF,
+)
+from kubesim_scheduler.plugins.interpodaffinity import (
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH as ANTI,
+)
+from kubesim_scheduler.plugins.interpodaffinity import (
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH as EXISTING,
+)
+from kubesim_scheduler.plugins.interpodaffinity import (
     ClusterIndex,
     InterPodAffinityArgs,
     filter_node,
@@ -80,7 +84,9 @@ def _existing() -> dict[str, Any]:
     return Pod().labels(POD_LABEL).node("node1").obj()
 
 
-def _with_terms(ns: str, labels: dict[str, str], aff: list[Any] | None, anti: list[Any] | None) -> dict[str, Any]:
+def _with_terms(
+    ns: str, labels: dict[str, str], aff: list[Any] | None, anti: list[Any] | None
+) -> dict[str, Any]:
     """createPodWithAffinityTerms."""
     a = {
         "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": aff},
@@ -140,7 +146,10 @@ SINGLE_NODE = [
             POD_LABEL2,
             [
                 term(sel(None, ("service", "Exists", None), ("wrongkey", "DoesNotExist", None)), "region"),
-                term(sel(None, ("service", "In", ["securityscan"]), ("service", "NotIn", ["WrongValue"])), "region"),
+                term(
+                    sel(None, ("service", "In", ["securityscan"]), ("service", "NotIn", ["WrongValue"])),
+                    "region",
+                ),
             ],
             None,
         ),
@@ -155,7 +164,10 @@ SINGLE_NODE = [
             POD_LABEL2,
             [
                 term(sel(None, ("service", "Exists", None), ("wrongkey", "DoesNotExist", None)), "region"),
-                term(sel(None, ("service", "In", ["securityscan2"]), ("service", "NotIn", ["WrongValue"])), "region"),
+                term(
+                    sel(None, ("service", "In", ["securityscan2"]), ("service", "NotIn", ["WrongValue"])),
+                    "region",
+                ),
             ],
             None,
         ),
@@ -181,7 +193,13 @@ SINGLE_NODE = [
         .pod_affinity_in("service", "region", ["securityscan", "value2"])
         .pod_affinity_in("service", "node", ["antivirusscan", "value2"], REQ_ANTI)
         .obj(),
-        [Pod().node("node1").labels(POD_LABEL).pod_affinity_in("service", "node", ["antivirusscan", "value2"], REQ_ANTI).obj()],
+        [
+            Pod()
+            .node("node1")
+            .labels(POD_LABEL)
+            .pod_affinity_in("service", "node", ["antivirusscan", "value2"], REQ_ANTI)
+            .obj()
+        ],
         None,
         None,
     ),
@@ -203,7 +221,13 @@ SINGLE_NODE = [
         .pod_affinity_in("service", "region", ["securityscan", "value2"])
         .pod_affinity_in("service", "node", ["antivirusscan", "value2"], REQ_ANTI)
         .obj(),
-        [Pod().labels(POD_LABEL).node("node1").pod_affinity_in("service", "zone", ["securityscan", "value2"], REQ_ANTI).obj()],
+        [
+            Pod()
+            .labels(POD_LABEL)
+            .node("node1")
+            .pod_affinity_in("service", "zone", ["securityscan", "value2"], REQ_ANTI)
+            .obj()
+        ],
         None,
         (S, EXISTING),
     ),
@@ -217,14 +241,26 @@ SINGLE_NODE = [
     (
         "existing pod's PodAntiAffinity respected when pod has none: violated",
         Pod().labels(POD_LABEL).obj(),
-        [Pod().node("node1").labels(POD_LABEL).pod_affinity_in("service", "zone", ["securityscan", "value2"], REQ_ANTI).obj()],
+        [
+            Pod()
+            .node("node1")
+            .labels(POD_LABEL)
+            .pod_affinity_in("service", "zone", ["securityscan", "value2"], REQ_ANTI)
+            .obj()
+        ],
         None,
         (S, EXISTING),
     ),
     (
         "existing pod's PodAntiAffinity respected when pod has none: satisfied",
         Pod().labels(POD_LABEL).obj(),
-        [Pod().node("node1").labels(POD_LABEL).pod_affinity_not_in("service", "zone", ["securityscan", "value2"], REQ_ANTI).obj()],
+        [
+            Pod()
+            .node("node1")
+            .labels(POD_LABEL)
+            .pod_affinity_not_in("service", "zone", ["securityscan", "value2"], REQ_ANTI)
+            .obj()
+        ],
         ("Skip", ""),
         None,
     ),
@@ -361,7 +397,9 @@ SINGLE_NODE = [
 
 
 @pytest.mark.parametrize("name,pod,pods,want_pre,want_filter", SINGLE_NODE, ids=[c[0] for c in SINGLE_NODE])
-def test_required_affinity_single_node(name: str, pod: Any, pods: Any, want_pre: Any, want_filter: Any) -> None:
+def test_required_affinity_single_node(
+    name: str, pod: Any, pods: Any, want_pre: Any, want_filter: Any
+) -> None:
     idx = make_index([NODE1], pods)
     state, pre = pre_filter(pod, idx, NAMESPACES)
     assert status_of(pre) == want_pre
@@ -416,7 +454,10 @@ MULTI_NODE = [
         .pod_affinity_in("service", "zone", ["securityscan"])
         .obj(),
         [Pod("p1").node("nodeA").labels({"foo": "bar"}).obj()],
-        [node("nodeA", {"zoneLabel": "az1", "hostname": "h1"}), node("nodeB", {"zoneLabel": "az2", "hostname": "h2"})],
+        [
+            node("nodeA", {"zoneLabel": "az1", "hostname": "h1"}),
+            node("nodeB", {"zoneLabel": "az2", "hostname": "h2"}),
+        ],
         None,
         [(U, AFF), (U, AFF)],
     ),
@@ -424,7 +465,10 @@ MULTI_NODE = [
         "anti-affinity blocks the whole region",
         Pod().pod_affinity_in("foo", "region", ["abc"], REQ_ANTI).obj(),
         [Pod().node("nodeA").labels({"foo": "abc"}).obj()],
-        [node("nodeA", {"region": "r1", "hostname": "nodeA"}), node("nodeB", {"region": "r1", "hostname": "nodeB"})],
+        [
+            node("nodeA", {"region": "r1", "hostname": "nodeA"}),
+            node("nodeB", {"region": "r1", "hostname": "nodeB"}),
+        ],
         None,
         [(S, ANTI), (S, ANTI)],
     ),
@@ -490,7 +534,10 @@ MULTI_NODE = [
     ),
     (
         "incoming pod violates at least one of its anti-affinity terms",
-        Pod().pod_affinity_exists("foo", "zone", REQ_ANTI).pod_affinity_exists("bar", "region", REQ_ANTI).obj(),
+        Pod()
+        .pod_affinity_exists("foo", "zone", REQ_ANTI)
+        .pod_affinity_exists("bar", "region", REQ_ANTI)
+        .obj(),
         [Pod().node("nodeA").labels({"foo": ""}).obj(), Pod().node("nodeB").labels({"bar": ""}).obj()],
         [_rz("nodeA", "z1"), _rz("nodeB", "z2")],
         None,
@@ -512,7 +559,10 @@ MULTI_NODE = [
     ),
     (
         "incoming pod's anti-affinity: one term has an invalid topologyKey",
-        Pod().pod_affinity_exists("foo", "invalid-node-label", REQ_ANTI).pod_affinity_exists("bar", "zone", REQ_ANTI).obj(),
+        Pod()
+        .pod_affinity_exists("foo", "invalid-node-label", REQ_ANTI)
+        .pod_affinity_exists("bar", "zone", REQ_ANTI)
+        .obj(),
         [Pod("podA").node("nodeA").labels({"foo": "", "bar": ""}).obj()],
         [_rz("nodeA", "z1"), _rz("nodeB", "z2")],
         None,
@@ -521,14 +571,23 @@ MULTI_NODE = [
     (
         "existing pod's anti-affinity: all terms have valid topologyKeys",
         Pod().label("foo", "").label("bar", "").obj(),
-        [Pod().node("nodeA").pod_affinity_exists("foo", "region", REQ_ANTI).pod_affinity_exists("bar", "zone", REQ_ANTI).obj()],
+        [
+            Pod()
+            .node("nodeA")
+            .pod_affinity_exists("foo", "region", REQ_ANTI)
+            .pod_affinity_exists("bar", "zone", REQ_ANTI)
+            .obj()
+        ],
         [_rz("nodeA", "z1"), _rz("nodeB", "z2")],
         None,
         [(S, EXISTING), (S, EXISTING)],
     ),
     (
         "incoming pod's anti-affinity: all terms have valid topologyKeys",
-        Pod().pod_affinity_exists("foo", "region", REQ_ANTI).pod_affinity_exists("bar", "zone", REQ_ANTI).obj(),
+        Pod()
+        .pod_affinity_exists("foo", "region", REQ_ANTI)
+        .pod_affinity_exists("bar", "zone", REQ_ANTI)
+        .obj(),
         [Pod().node("nodeA").labels({"foo": "", "bar": ""}).obj()],
         [_rz("nodeA", "z1"), _rz("nodeB", "z2")],
         None,
@@ -538,8 +597,16 @@ MULTI_NODE = [
         "existing pods on nodeA and nodeB each have a matching term: only nodeC",
         Pod().label("foo", "").label("bar", "").obj(),
         [
-            Pod().node("nodeA").pod_affinity_exists("foo", "zone", REQ_ANTI).pod_affinity_exists("labelA", "zone", REQ_ANTI).obj(),
-            Pod().node("nodeB").pod_affinity_exists("bar", "zone", REQ_ANTI).pod_affinity_exists("labelB", "zone", REQ_ANTI).obj(),
+            Pod()
+            .node("nodeA")
+            .pod_affinity_exists("foo", "zone", REQ_ANTI)
+            .pod_affinity_exists("labelA", "zone", REQ_ANTI)
+            .obj(),
+            Pod()
+            .node("nodeB")
+            .pod_affinity_exists("bar", "zone", REQ_ANTI)
+            .pod_affinity_exists("labelB", "zone", REQ_ANTI)
+            .obj(),
         ],
         [_rz("nodeA", "z1"), _rz("nodeB", "z2"), _rz("nodeC", "z3")],
         None,
@@ -568,7 +635,9 @@ MULTI_NODE = [
 
 
 @pytest.mark.parametrize("name,pod,pods,nodes,want_pre,want", MULTI_NODE, ids=[c[0] for c in MULTI_NODE])
-def test_required_affinity_multiple_nodes(name: str, pod: Any, pods: Any, nodes: Any, want_pre: Any, want: Any) -> None:
+def test_required_affinity_multiple_nodes(
+    name: str, pod: Any, pods: Any, nodes: Any, want_pre: Any, want: Any
+) -> None:
     idx = make_index(nodes, pods)
     state, pre = pre_filter(pod, idx, {"NS1": {}})
     assert status_of(pre) == want_pre
@@ -596,7 +665,10 @@ ADD_REMOVE = [
     (
         "anti-affinity terms updated after adding and removing a pod",
         bare_pod("", _FOO_BAR, aff=affinity(anti_req=_ANTI_FOO_BAR), name="pending"),
-        [bare_pod("nodeA", _FOO_BAR, name="p1"), bare_pod("nodeC", aff=affinity(anti_req=_ANTI_FOO_BAR), name="p2")],
+        [
+            bare_pod("nodeA", _FOO_BAR, name="p1"),
+            bare_pod("nodeC", aff=affinity(anti_req=_ANTI_FOO_BAR), name="p2"),
+        ],
         bare_pod("nodeB", _FOO_BAR, aff=affinity(anti_req=_ANTI_FOO_BAR), name="addedPod"),
         {("region", "r1"): 2},
         {},
@@ -604,7 +676,10 @@ ADD_REMOVE = [
     (
         "complex anti-affinity terms updated after adding and removing a pod",
         bare_pod("", _FOO_BAR, aff=affinity(anti_req=_COMPLEX), name="pending"),
-        [bare_pod("nodeA", _FOO_BAR, name="p1"), bare_pod("nodeC", aff=affinity(anti_req=_ANTI_FOO_BAR), name="p2")],
+        [
+            bare_pod("nodeA", _FOO_BAR, name="p1"),
+            bare_pod("nodeC", aff=affinity(anti_req=_ANTI_FOO_BAR), name="p2"),
+        ],
         bare_pod("nodeA", _FOO_BAR, aff=affinity(anti_req=_COMPLEX), name="addedPod"),
         {("region", "r1"): 2, ("zone", "z11"): 2, ("zone", "z21"): 1},
         {},
@@ -623,7 +698,9 @@ ADD_REMOVE = [
 ]
 
 
-@pytest.mark.parametrize("name,pending,existing,added,want_anti,want_aff", ADD_REMOVE, ids=[c[0] for c in ADD_REMOVE])
+@pytest.mark.parametrize(
+    "name,pending,existing,added,want_anti,want_aff", ADD_REMOVE, ids=[c[0] for c in ADD_REMOVE]
+)
 def test_prefilter_state_add_remove_pod(
     name: str, pending: Any, existing: Any, added: Any, want_anti: Any, want_aff: Any
 ) -> None:
@@ -673,14 +750,20 @@ TPMAP = [
     (
         "no pod has a label that violates the incoming pod's terms",
         [_normal("bbb")],
-        Pod("aaa-anti").pod_affinity_exists("aaa", "hostname").pod_affinity_exists("aaa", "hostname", REQ_ANTI).obj(),
+        Pod("aaa-anti")
+        .pod_affinity_exists("aaa", "hostname")
+        .pod_affinity_exists("aaa", "hostname", REQ_ANTI)
+        .obj(),
         {},
         {},
     ),
     (
         "existing pod matches affinity and anti-affinity - single term",
         [_normal("aaa")],
-        Pod("affi-antiaffi").pod_affinity_exists("aaa", "hostname").pod_affinity_exists("aaa", "hostname", REQ_ANTI).obj(),
+        Pod("affi-antiaffi")
+        .pod_affinity_exists("aaa", "hostname")
+        .pod_affinity_exists("aaa", "hostname", REQ_ANTI)
+        .obj(),
         {("hostname", "nodeA"): 1},
         {("hostname", "nodeA"): 1},
     ),
@@ -735,7 +818,9 @@ TPMAP = [
 
 
 @pytest.mark.parametrize("name,existing,pod,want_aff,want_anti", TPMAP, ids=[c[0] for c in TPMAP])
-def test_incoming_affinity_anti_affinity_counts(name: str, existing: Any, pod: Any, want_aff: Any, want_anti: Any) -> None:
+def test_incoming_affinity_anti_affinity_counts(
+    name: str, existing: Any, pod: Any, want_aff: Any, want_anti: Any
+) -> None:
     from kubesim_scheduler.plugins.interpodaffinity.filtering import PreFilterState, _incoming_counts
 
     idx = make_index([node("nodeA", {"hostname": "nodeA"})], existing)
@@ -832,7 +917,13 @@ PREFERRED = [
         "affinity: region with more matches scores high",
         bare_pod("", S1, aff=STAY_S2_REGION),
         [bare_pod(n, S2) for n in ("node1", "node1", "node2", "node3", "node4", "node5")],
-        _nodes(("node1", RG_CHINA), ("node2", RG_INDIA), ("node3", RG_CHINA), ("node4", RG_CHINA), ("node5", RG_INDIA)),
+        _nodes(
+            ("node1", RG_CHINA),
+            ("node2", RG_INDIA),
+            ("node3", RG_CHINA),
+            ("node4", RG_CHINA),
+            ("node5", RG_INDIA),
+        ),
         [MAX, 0, MAX, MAX, 0],
         None,
         False,
@@ -932,7 +1023,11 @@ PREFERRED = [
         bare_pod("", S1, aff=STAY_S1_AWAY_S2),
         [bare_pod(n, S1) for n in ("node1", "node1", "node2", "node3", "node3", "node4", "node5")],
         _nodes(
-            ("node1", RG_CHINA_AZ1), ("node2", RG_INDIA), ("node3", RG_CHINA), ("node4", RG_CHINA), ("node5", RG_INDIA)
+            ("node1", RG_CHINA_AZ1),
+            ("node2", RG_INDIA),
+            ("node3", RG_CHINA),
+            ("node4", RG_CHINA),
+            ("node5", RG_INDIA),
         ),
         [MAX, 0, MAX, MAX, 0],
         None,
@@ -1068,7 +1163,9 @@ def _run_score(pod: Any, pods: Any, nodes: Any, args: InterPodAffinityArgs) -> t
     return None, normalize_scores(state, raw)
 
 
-@pytest.mark.parametrize("name,pod,pods,nodes,want,want_status,ignore", PREFERRED, ids=[c[0] for c in PREFERRED])
+@pytest.mark.parametrize(
+    "name,pod,pods,nodes,want,want_status,ignore", PREFERRED, ids=[c[0] for c in PREFERRED]
+)
 def test_preferred_affinity(
     name: str, pod: Any, pods: Any, nodes: Any, want: Any, want_status: Any, ignore: bool
 ) -> None:
@@ -1171,7 +1268,9 @@ def _conformance_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
     cases = {c["name"]: c for c in json.loads((_CONF / "cases.json").read_text())}
     out = []
     for e in json.loads((_CONF / "expected.json").read_text()):
-        involved = any(PLUGIN in f for f in e["filter"].values()) or any(PLUGIN in s for s in e["scores"].values())
+        involved = any(PLUGIN in f for f in e["filter"].values()) or any(
+            PLUGIN in s for s in e["scores"].values()
+        )
         if involved:
             out.append((cases[e["name"]], e))
     return out
@@ -1189,7 +1288,7 @@ def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
     pod = case["pod"]
     idx = ClusterIndex(case["nodes"], case["existingPods"])
     feasible = expected["feasible"] or []
-    state, status = pre_filter(pod, idx, {})
+    state, _status = pre_filter(pod, idx, {})
     pts_state, _ = pts.pre_filter(pod, idx)
     pod_labels = pod["metadata"].get("labels") or {}
     for _, n in idx.nodes():
@@ -1205,7 +1304,7 @@ def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
         assert (str(got) if got else None) == want.get(PLUGIN), name
     if len(feasible) < 2:
         return
-    s_state, s_status = pre_score(pod, idx, {})
+    s_state, _s_status = pre_score(pod, idx, {})
     want_scores = {n: expected["scores"][n].get(PLUGIN) for n in feasible}
     if s_state is None:
         assert all(v is None for v in want_scores.values())
@@ -1213,3 +1312,175 @@ def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
     slots = [idx.node_pos[n] for n in feasible]
     norm = normalize_scores(s_state, score_nodes(s_state, idx, slots))
     assert {n: 2 * s for n, s in zip(feasible, norm)} == want_scores
+
+
+# ----- framework adapters (Phase 2) -----------------------------------------------------------
+
+
+def _registry() -> dict[str, Any]:
+    from kubesim_scheduler import in_tree_registry
+    from kubesim_scheduler.plugins.interpodaffinity import InterPodAffinity
+    from kubesim_scheduler.plugins.podtopologyspread import PodTopologySpread
+
+    reg = dict(in_tree_registry())
+    reg[InterPodAffinity.name] = InterPodAffinity
+    reg[PodTopologySpread.name] = PodTopologySpread
+    return reg
+
+
+def _involved_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    if _CONF is None:
+        return []
+    cases = {c["name"]: c for c in json.loads((_CONF / "cases.json").read_text())}
+    plugins = ("InterPodAffinity", "PodTopologySpread")
+    out = []
+    for e in json.loads((_CONF / "expected.json").read_text()):
+        if any(p in f for f in e["filter"].values() for p in plugins) or any(
+            p in s for s in e["scores"].values() for p in plugins
+        ):
+            out.append((cases[e["name"]], e))
+    return out
+
+
+FRAMEWORK_CASES = _involved_cases()
+
+
+@pytest.mark.skipif(_CONF is None, reason="shared/conformance not found")
+@pytest.mark.parametrize("case,expected", FRAMEWORK_CASES, ids=[c[0]["name"] for c in FRAMEWORK_CASES])
+def test_framework_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
+    """The whole default profile with both adapters reproduces upstream's decision."""
+    from kubesim_scheduler import Scheduler
+
+    s = Scheduler(registry=_registry(), percentage_of_nodes_to_score=100, seed=1)
+    for n in case["nodes"]:
+        s.add_node(n)
+    for p in case["existingPods"]:
+        s.add_pod(p)
+    a = s.evaluate(case["pod"])
+    assert sorted(a.feasible_nodes() or []) == sorted(expected["feasible"] or [])
+    assert {n: {st.plugin: st.format()} for n, st in a.filter_statuses().items()} == expected["filter"]
+    assert a.final_scores() == expected["scores"]
+    assert a.totals() == expected["total"]
+
+
+def _probe_states(s: Any, probe: dict[str, Any]) -> tuple[Any, Any]:
+    """PreFilter/PreScore of the adapter (synced index) and of a freshly built index."""
+    from kubesim_scheduler.framework import CycleState
+    from kubesim_scheduler.plugins.interpodaffinity.plugin import PRE_FILTER_KEY
+
+    fw = next(iter(s.frameworks.values()))
+    pl = fw.plugin("InterPodAffinity")
+    pi = s.handle.pod_info(probe)
+    st = CycleState(pi)
+    _, status = pl.pre_filter(st, probe, s.handle.snapshot_nodes())
+    got = st.get(PRE_FILTER_KEY) if status is None else status.code
+    nodes = [n for n in s.nodes.values()]
+    pods = [p for p in s.pods.values() if (p.get("spec") or {}).get("nodeName")]
+    fresh, fstatus = pre_filter(probe, ClusterIndex(nodes, pods), {})
+    want = fresh if fstatus is None else ("Skip" if fstatus.code == "Skip" else fstatus.code)
+    return got, want
+
+
+def test_adapter_index_stays_in_sync_while_scheduling() -> None:
+    """Binding, deleting pods and removing/re-adding nodes keep the shared index exact."""
+    from kubesim_scheduler import Scheduler
+
+    s = Scheduler(registry=_registry(), percentage_of_nodes_to_score=100, seed=3)
+    nodes = [
+        node(f"n{i}", {"kubernetes.io/hostname": f"n{i}", "topology.kubernetes.io/zone": f"z{i % 3}"})
+        for i in range(6)
+    ]
+    for n in nodes:
+        n["status"] = {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "20"}}
+        s.add_node(n)
+    for j in range(30):
+        app = f"a{j % 4}"
+        p = Pod(f"p{j}").ns("default").uid(f"u{j}").label("app", app)
+        if j % 3 == 0:
+            p.pod_affinity_in("app", "kubernetes.io/hostname", [app], REQ_ANTI)
+        if j % 3 == 1:
+            p.pod_affinity_in("app", "topology.kubernetes.io/zone", [app], PREF_ANTI)
+        s.add_pod(p.obj())
+    probe = (
+        Pod("probe")
+        .ns("default")
+        .uid("probe")
+        .label("app", "a0")
+        .pod_affinity_in("app", "topology.kubernetes.io/zone", ["a1"])
+        .obj()
+    )
+    for step in range(40):
+        if s.schedule_one() is None:
+            break
+        if step == 10:
+            s.remove_pod("u0")
+        if step == 15:
+            s.remove_node("n5")
+        if step == 20:
+            s.add_node(nodes[5])
+        got, want = _probe_states(s, probe)
+        if isinstance(want, str):
+            assert got == want
+        else:
+            assert got.existing_anti_affinity_counts == want.existing_anti_affinity_counts
+            assert got.affinity_counts == want.affinity_counts
+            assert got.anti_affinity_counts == want.anti_affinity_counts
+    assert len(s.bindings) > 10
+
+
+def test_adapter_prefilter_extensions() -> None:
+    """AddPod/RemovePod through the framework types update the cycle state and undo exactly."""
+    from kubesim_scheduler import Scheduler
+    from kubesim_scheduler.framework import CycleState, PodInfo
+    from kubesim_scheduler.plugins.interpodaffinity.plugin import PRE_FILTER_KEY
+
+    s = Scheduler(registry=_registry(), percentage_of_nodes_to_score=100)
+    for n in (node("nodeA", _L1), node("nodeB", _L2), node("nodeC", _L3)):
+        s.add_node(n)
+    pending = bare_pod("", _FOO_BAR, aff=affinity(anti_req=_COMPLEX), name="pending")
+    pending["metadata"]["uid"] = "pending"
+    s.add_pod(
+        dict(bare_pod("nodeA", _FOO_BAR, name="p1"), metadata={"name": "p1", "uid": "p1", "labels": _FOO_BAR})
+    )
+    pl = next(iter(s.frameworks.values())).plugin("InterPodAffinity")
+    st = CycleState(s.handle.pod_info(pending))
+    assert pl.pre_filter(st, pending, s.handle.snapshot_nodes()) == (None, None)
+    before = st.read(PRE_FILTER_KEY).clone()
+    added = PodInfo(bare_pod("nodeA", _FOO_BAR, aff=affinity(anti_req=_COMPLEX), name="added"))
+    info = s.handle.get_node_info("nodeA")
+    assert pl.pre_filter_extensions().add_pod(st, pending, added, info) is None
+    assert st.read(PRE_FILTER_KEY).anti_affinity_counts == {("region", "r1"): 2, ("zone", "z11"): 2}
+    assert pl.pre_filter_extensions().remove_pod(st, pending, added, info) is None
+    assert st.read(PRE_FILTER_KEY).anti_affinity_counts == before.anti_affinity_counts
+    # Filter without PreFilter state is an Error, as upstream.
+    res = pl.filter_batch(CycleState(), s.handle.pod_info(pending), np.array([0]))
+    assert int(res.codes[0]) == 1
+
+
+def test_queueing_hints() -> None:
+    from kubesim_scheduler.framework import QueueingHint
+    from kubesim_scheduler.plugins.interpodaffinity.plugin import _after_node_change, _after_pod_change
+
+    pod = (
+        Pod("p")
+        .label("x", "y")
+        .pod_affinity_in("app", "zone", ["web"])
+        .pod_affinity_in("app", "host", ["db"], REQ_ANTI)
+        .obj()
+    )
+    web = Pod("w").node("n1").label("app", "web").obj()
+    db = Pod("d").node("n1").label("app", "db").obj()
+    unbound = Pod("u").label("app", "web").obj()
+    assert _after_pod_change(pod, None, web) == QueueingHint.QUEUE
+    assert _after_pod_change(pod, None, unbound) == QueueingHint.QUEUE_SKIP
+    assert _after_pod_change(pod, db, None) == QueueingHint.QUEUE
+    assert _after_pod_change(pod, web, None) == QueueingHint.QUEUE_SKIP
+    assert _after_pod_change(pod, db, web) == QueueingHint.QUEUE
+    n_old = node("n1", {"zone": "a", "host": "h"})
+    assert _after_node_change(pod, None, node("n2", {"zone": "b"})) == QueueingHint.QUEUE
+    assert _after_node_change(pod, n_old, node("n1", {"zone": "b", "host": "h"})) == QueueingHint.QUEUE
+    assert (
+        _after_node_change(pod, n_old, node("n1", {"zone": "a", "host": "h", "x": "1"}))
+        == QueueingHint.QUEUE_SKIP
+    )
+    assert _after_node_change(pod, n_old, node("n1", {"zone": "a"})) == QueueingHint.QUEUE

@@ -13,25 +13,24 @@ from .filtering import (
     filter_nodes,
     pre_filter,
 )
+from .plugin import InterPodAffinity
 from .podindex import ClusterIndex
 from .result import Outcome
 from .scoring import PreScoreState, normalize_scores, pre_score, score_node, score_nodes
 from .terms import AffinityTerm, PodAffinityInfo, pod_affinity_info
 
-from .plugin import InterPodAffinity  # noqa: E402  (framework adapter)
-
 NAME = "InterPodAffinity"
 PLUGIN = InterPodAffinity
 
 __all__ = [
-    "PLUGIN",
-    "InterPodAffinity",
     "ERR_REASON_AFFINITY_RULES_NOT_MATCH",
     "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
     "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
     "NAME",
+    "PLUGIN",
     "AffinityTerm",
     "ClusterIndex",
+    "InterPodAffinity",
     "InterPodAffinityArgs",
     "Outcome",
     "PodAffinityInfo",

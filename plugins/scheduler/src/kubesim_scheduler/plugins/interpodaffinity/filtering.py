@@ -64,7 +64,9 @@ class PreFilterState:
             dict(self.anti_affinity_counts),
         )
 
-    def update_with_pod(self, other: PodAffinityInfo, node_labels: Mapping[str, str], multiplier: int) -> None:
+    def update_with_pod(
+        self, other: PodAffinityInfo, node_labels: Mapping[str, str], multiplier: int
+    ) -> None:
         """updateWithPod: account for a pod added to (1) or removed from (-1) a node."""
         me = self.pod_info
         my_labels = me.labels
@@ -99,33 +101,18 @@ def _add_domain_counts(m: dict[Pair, int], index: ClusterIndex, key: str, per_sl
         m[pair] = m.get(pair, 0) + int(sums[j])
 
 
-def _labels_key(labels: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(labels.items()))
-
-
 def _existing_anti_affinity_counts(state: PreFilterState, index: ClusterIndex) -> dict[Pair, int]:
-    """getExistingAntiAffinityCounts, over groups of identical terms."""
+    """getExistingAntiAffinityCounts, over groups of identical terms that may match the pod."""
     me = state.pod_info
     out: dict[Pair, int] = {}
-    if not index.anti_groups:
-        return out
-    me_key = (me.namespace, _labels_key(me.labels), _labels_key(state.namespace_labels))
     per_key: dict[str, np.ndarray] = {}
-    for sig, g in index.anti_groups.items():
-        if g.total <= 0:
-            continue
+    for _, g in index.candidate_anti_groups(me.labels):
         term = g.term
-        hit = index.memoized(
-            ("xanti", sig, me_key), lambda: term.matches(me.namespace, me.labels, state.namespace_labels)
-        )
-        if not hit:
+        if not term.matches(me.namespace, me.labels, state.namespace_labels):
             continue
         tk = term.topology_key
         c = g.counts[: index.size]
-        if tk in per_key:
-            per_key[tk] = per_key[tk] + c
-        else:
-            per_key[tk] = c.copy()
+        per_key[tk] = per_key[tk] + c if tk in per_key else c.copy()
     for tk, vec in per_key.items():
         _add_domain_counts(out, index, tk, vec)
     return out
@@ -138,28 +125,21 @@ def _incoming_counts(state: PreFilterState, index: ClusterIndex) -> tuple[dict[P
     anti: dict[Pair, int] = {}
     req_aff = me.required_affinity
     req_anti = me.required_anti_affinity
-    if not req_aff and not req_anti:
-        return aff, anti
-    aff_key = tuple(t.sig() for t in req_aff)
-    aff_vec: np.ndarray | None = None
-    anti_vecs: list[np.ndarray | None] = [None] * len(req_anti)
-    for gsig, g in index.live_label_groups():
-        ns, labels = g.namespace, g.labels
-        if req_aff and index.memoized(
-            ("allaff", aff_key, gsig[:2]), lambda: pod_matches_all_terms(req_aff, ns, labels)
-        ):
-            c = g.counts[: index.size]
-            aff_vec = c.copy() if aff_vec is None else aff_vec + c
-        for i, t in enumerate(req_anti):
-            term = t
-            if index.memoized(("term", term.sig(), gsig[:2]), lambda: term.matches(ns, labels, None)):
+    if req_aff:
+        aff_vec: np.ndarray | None = None
+        for _, g in index.candidate_label_groups(req_aff[0].selector):
+            if pod_matches_all_terms(req_aff, g.namespace, g.labels):
                 c = g.counts[: index.size]
-                v = anti_vecs[i]
-                anti_vecs[i] = c.copy() if v is None else v + c
-    if aff_vec is not None:
-        for t in req_aff:
-            _add_domain_counts(aff, index, t.topology_key, aff_vec)
-    for t, vec in zip(req_anti, anti_vecs):
+                aff_vec = c.copy() if aff_vec is None else aff_vec + c
+        if aff_vec is not None:
+            for t in req_aff:
+                _add_domain_counts(aff, index, t.topology_key, aff_vec)
+    for t in req_anti:
+        vec: np.ndarray | None = None
+        for _, g in index.candidate_label_groups(t.selector):
+            if t.matches(g.namespace, g.labels, None):
+                c = g.counts[: index.size]
+                vec = c.copy() if vec is None else vec + c
         if vec is not None:
             _add_domain_counts(anti, index, t.topology_key, vec)
     return aff, anti
@@ -180,13 +160,21 @@ def pre_filter(
     state = PreFilterState(info, ns_labels)
     state.existing_anti_affinity_counts = _existing_anti_affinity_counts(state, index)
     state.affinity_counts, state.anti_affinity_counts = _incoming_counts(state, index)
-    if not state.existing_anti_affinity_counts and not info.required_affinity and not info.required_anti_affinity:
+    if (
+        not state.existing_anti_affinity_counts
+        and not info.required_affinity
+        and not info.required_anti_affinity
+    ):
         return None, Outcome.of(SKIP)
     return state, None
 
 
-def _with_merged_namespaces(info: PodAffinityInfo, namespaces: Mapping[str, Mapping[str, str]]) -> PodAffinityInfo:
-    if not any(not t.namespace_selector.empty() for t in info.required_affinity + info.required_anti_affinity):
+def _with_merged_namespaces(
+    info: PodAffinityInfo, namespaces: Mapping[str, Mapping[str, str]]
+) -> PodAffinityInfo:
+    if not any(
+        not t.namespace_selector.empty() for t in info.required_affinity + info.required_anti_affinity
+    ):
         return info
     return PodAffinityInfo(
         pod=info.pod,
@@ -261,7 +249,9 @@ def _per_slot(index: ClusterIndex, key: str, counts: Mapping[Pair, int]) -> np.n
     return arr[dom.ids]  # id -1 picks the trailing zero
 
 
-def filter_nodes(state: PreFilterState, index: ClusterIndex, slots: np.ndarray | None = None) -> list[Outcome | None]:
+def filter_nodes(
+    state: PreFilterState, index: ClusterIndex, slots: np.ndarray | None = None
+) -> list[Outcome | None]:
     """Filter for many node slots at once (all live slots when `slots` is None)."""
     if slots is None:
         slots = np.flatnonzero(index.active_mask())

@@ -155,7 +155,7 @@ IN, NOT_IN, EXISTS, DOES_NOT_EXIST, EQUALS, GT, LT = "in", "notin", "exists", "!
 class Requirement:
     """One selector requirement: key, operator and values."""
 
-    __slots__ = ("key", "op", "values", "_num")
+    __slots__ = ("_num", "key", "op", "values")
 
     def __init__(self, key: str, op: str, values: Iterable[str] = ()) -> None:
         self.key = key
@@ -200,13 +200,19 @@ def new_requirement(key: str, op: str, values: list[str]) -> Requirement:
         errs.append(_field_invalid("key", key, "; ".join(key_errs)))
     if op in (IN, NOT_IN):
         if not values:
-            errs.append(_field_invalid("values", values, "for 'in', 'notin' operators, values set can't be empty"))
+            errs.append(
+                _field_invalid("values", values, "for 'in', 'notin' operators, values set can't be empty")
+            )
     elif op == EQUALS:
         if len(values) != 1:
-            errs.append(_field_invalid("values", values, "exact-match compatibility requires one single value"))
+            errs.append(
+                _field_invalid("values", values, "exact-match compatibility requires one single value")
+            )
     elif op in (EXISTS, DOES_NOT_EXIST):
         if values:
-            errs.append(_field_invalid("values", values, "values set must be empty for exists and does not exist"))
+            errs.append(
+                _field_invalid("values", values, "values set must be empty for exists and does not exist")
+            )
     elif op in (GT, LT):
         if len(values) != 1:
             errs.append(
@@ -219,7 +225,9 @@ def new_requirement(key: str, op: str, values: list[str]) -> Requirement:
                     raise ValueError(v)
             except ValueError:
                 errs.append(
-                    _field_invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer")
+                    _field_invalid(
+                        f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer"
+                    )
                 )
     for i, v in enumerate(values):
         val_errs = _label_value_errors(v)
@@ -233,7 +241,7 @@ def new_requirement(key: str, op: str, values: list[str]) -> Requirement:
 class Selector:
     """labels.Selector: a conjunction of requirements, or the special Nothing selector."""
 
-    __slots__ = ("requirements", "nothing", "_sig")
+    __slots__ = ("_sig", "nothing", "requirements")
 
     def __init__(self, requirements: Iterable[Requirement] = (), nothing: bool = False) -> None:
         self.requirements: tuple[Requirement, ...] = tuple(requirements)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ...framework.cycle_state import CycleState
+from ...framework.cycle_state import CycleState, StateNotFound
 from ...framework.events import NODE, POD, ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint
 from ...framework.handle import Handle
 from ...framework.interface import (
@@ -92,7 +92,12 @@ def _not_found(key: str) -> Status:
 
 
 class InterPodAffinity(
-    PreFilterPlugin, PreFilterExtensions, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, EnqueueExtensions
+    PreFilterPlugin,
+    PreFilterExtensions,
+    BatchFilterPlugin,
+    PreScorePlugin,
+    BatchScorePlugin,
+    EnqueueExtensions,
 ):
     """Required and preferred inter-pod (anti-)affinity."""
 
@@ -130,7 +135,9 @@ class InterPodAffinity(
         s.update_with_pod(affinity_info_of(pi), labels, sign)
         return None
 
-    def add_pod(self, state: CycleState, pod: Mapping[str, Any], pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status | None:
+    def add_pod(
+        self, state: CycleState, pod: Mapping[str, Any], pod_info_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
         return self._update(state, pod_info_to_add, node_info, 1)
 
     def remove_pod(
@@ -143,7 +150,9 @@ class InterPodAffinity(
         s = state.get(PRE_FILTER_KEY)
         if not isinstance(s, PreFilterState):
             err = _not_found(PRE_FILTER_KEY)
-            return BatchFilterResult(np.full(len(rows), int(Code.ERROR), dtype=np.int8), lambda _r: err.reasons)
+            return BatchFilterResult(
+                np.full(len(rows), int(Code.ERROR), dtype=np.int8), lambda _r: err.reasons
+            )
         index = self.tables.sync()
         outcomes = filter_nodes(s, index, self.tables.slots(rows))
         codes = np.array([0 if o is None else int(_CODES[o.code]) for o in outcomes], dtype=np.int8)
@@ -160,26 +169,34 @@ class InterPodAffinity(
         state.write(PRE_SCORE_KEY, s)
         return None
 
+    @staticmethod
+    def _score_state(state: CycleState) -> PreScoreState:
+        s: PreScoreState | None = state.get(PRE_SCORE_KEY)
+        if s is None:
+            raise StateNotFound(f'failed to read "{PRE_SCORE_KEY}" from cycleState: not found')
+        return s
+
     def score_batch(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> np.ndarray:
-        s = state.get(PRE_SCORE_KEY)
-        if not isinstance(s, PreScoreState):
-            raise RuntimeError(f'failed to read "{PRE_SCORE_KEY}" from cycleState: not found')
+        s = self._score_state(state)
         index = self.tables.sync()
         return np.array(score_nodes(s, index, self.tables.slots(rows).tolist()), dtype=np.int64)
 
-    def normalize_batch(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
-        s = state.get(PRE_SCORE_KEY)
-        if not isinstance(s, PreScoreState):
-            raise RuntimeError(f'failed to read "{PRE_SCORE_KEY}" from cycleState: not found')
+    def normalize_batch(
+        self, state: CycleState, pod_info: PodInfo, rows: np.ndarray, scores: np.ndarray
+    ) -> np.ndarray:
+        s = self._score_state(state)
         return np.array(normalize_scores(s, scores.tolist()), dtype=np.int64)
 
     # ----- queueing hints -----------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(
-                ClusterEvent(POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE), _after_pod_change
+                ClusterEvent(POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE),
+                _after_pod_change,
             ),
-            ClusterEventWithHint(ClusterEvent(NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), _after_node_change),
+            ClusterEventWithHint(
+                ClusterEvent(NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), _after_node_change
+            ),
         ]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .labelselector import EQUALS, IN, Selector
 from .terms import AffinityTerm, PodAffinityInfo, pod_affinity_info
 
 __all__ = ["ClusterIndex", "Domain", "LabelGroup", "TermGroup", "pod_key"]
@@ -41,6 +42,19 @@ def pod_key(pod: Mapping[str, Any]) -> Any:
 
 def _labels_sig(labels: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(labels.items()))
+
+
+def selector_pairs(sel: Selector) -> list[tuple[str, str]] | None:
+    """Label pairs one of which any matching label set must hold; None when there are none.
+
+    An empty list means the selector matches nothing. Used to look up candidates by label.
+    """
+    if sel.nothing:
+        return []
+    for r in sel.requirements:
+        if r.op == EQUALS or r.op == IN:
+            return [(r.key, v) for v in sorted(r.values)]
+    return None
 
 
 @dataclass(frozen=True)
@@ -70,6 +84,7 @@ class LabelGroup:
     terminating: bool
     counts: np.ndarray
     total: int = 0
+    refs: int = 0
 
 
 @dataclass
@@ -80,6 +95,7 @@ class TermGroup:
     weight: int
     counts: np.ndarray
     total: int = 0
+    refs: int = 0
 
 
 @dataclass
@@ -94,7 +110,9 @@ class _PodEntry:
 class ClusterIndex:
     """Nodes (slots with labels) and the bound pods on them, kept up to date incrementally."""
 
-    def __init__(self, nodes: Iterable[Mapping[str, Any]] = (), pods: Iterable[Mapping[str, Any]] = ()) -> None:
+    def __init__(
+        self, nodes: Iterable[Mapping[str, Any]] = (), pods: Iterable[Mapping[str, Any]] = ()
+    ) -> None:
         self.node_names: list[str] = []
         self.node_objs: list[Mapping[str, Any] | None] = []
         self.node_labels: list[Mapping[str, str]] = []
@@ -104,6 +122,9 @@ class ClusterIndex:
         self.label_groups: dict[Any, LabelGroup] = {}
         self.anti_groups: dict[Any, TermGroup] = {}
         self.score_groups: dict[tuple[str, Any], TermGroup] = {}
+        self._label_by_pair: dict[tuple[str, str], dict[Any, None]] = {}
+        self._anti_buckets: dict[Any, dict[Any, None]] = {}
+        self._score_buckets: dict[Any, dict[Any, None]] = {}
         self._pods: dict[Any, _PodEntry] = {}
         self._pods_by_node: dict[str, dict[Any, _PodEntry]] = {}
         self._capacity = 0
@@ -135,8 +156,10 @@ class ClusterIndex:
         if need <= self._capacity:
             return
         cap = max(need, self._capacity * 2, 16)
-        for g in list(self.label_groups.values()) + list(self.anti_groups.values()) + list(
-            self.score_groups.values()
+        for g in (
+            list(self.label_groups.values())
+            + list(self.anti_groups.values())
+            + list(self.score_groups.values())
         ):
             g.counts = np.concatenate([g.counts, np.zeros(cap - self._capacity, dtype=np.int64)])
         self._active = np.concatenate([self._active, np.zeros(cap - self._capacity, dtype=bool)])
@@ -233,12 +256,17 @@ class ClusterIndex:
         terminating = meta.get("deletionTimestamp") is not None
         lsig = (info.namespace, _labels_sig(info.labels), terminating)
         entry = _PodEntry(pod, info, node_name, lsig)
-        if lsig not in self.label_groups:
-            self.label_groups[lsig] = LabelGroup(info.namespace, dict(info.labels), terminating, self._zeros())
+        g = self.label_groups.get(lsig)
+        if g is None:
+            g = self.label_groups[lsig] = LabelGroup(
+                info.namespace, dict(info.labels), terminating, self._zeros()
+            )
+            for pair in info.labels.items():
+                self._label_by_pair.setdefault(pair, {})[lsig] = None
+        g.refs += 1
         for t in info.required_anti_affinity:
             k = t.sig()
-            if k not in self.anti_groups:
-                self.anti_groups[k] = TermGroup(t, 1, self._zeros())
+            self._ref_term(self.anti_groups, self._anti_buckets, k, t, 1)
             entry.term_keys.append(("anti", k))
         for t in info.required_affinity:
             self._score_group(entry, HARD_AFFINITY, t, 1)
@@ -253,10 +281,39 @@ class ClusterIndex:
             self._count(entry, i, 1)
         self.generation += 1
 
+    def _ref_term(
+        self,
+        groups: dict[Any, TermGroup],
+        buckets: dict[Any, dict[Any, None]],
+        k: Any,
+        term: AffinityTerm,
+        weight: int,
+    ) -> None:
+        g = groups.get(k)
+        if g is None:
+            g = groups[k] = TermGroup(term, weight, self._zeros())
+            pairs = selector_pairs(term.selector)
+            for b in [None] if pairs is None else pairs:
+                buckets.setdefault(b, {})[k] = None
+        g.refs += 1
+
+    def _unref_term(self, groups: dict[Any, TermGroup], buckets: dict[Any, dict[Any, None]], k: Any) -> None:
+        g = groups[k]
+        g.refs -= 1
+        if g.refs > 0:
+            return
+        del groups[k]
+        pairs = selector_pairs(g.term.selector)
+        for b in [None] if pairs is None else pairs:
+            bucket = buckets.get(b)
+            if bucket is not None:
+                bucket.pop(k, None)
+                if not bucket:
+                    del buckets[b]
+
     def _score_group(self, entry: _PodEntry, kind: str, term: AffinityTerm, weight: int) -> None:
         k = (kind, term.sig(), weight)
-        if k not in self.score_groups:
-            self.score_groups[k] = TermGroup(term, weight, self._zeros())
+        self._ref_term(self.score_groups, self._score_buckets, k, term, weight)
         entry.term_keys.append(("score", k))
 
     def remove_pod(self, pod: Mapping[str, Any]) -> None:
@@ -272,6 +329,21 @@ class ClusterIndex:
         i = self.node_pos.get(entry.node_name)
         if i is not None and self.node_objs[i] is not None:
             self._count(entry, i, -1)
+        g = self.label_groups[entry.label_sig]
+        g.refs -= 1
+        if g.refs == 0:
+            del self.label_groups[entry.label_sig]
+            for pair in g.labels.items():
+                bucket = self._label_by_pair.get(pair)
+                if bucket is not None:
+                    bucket.pop(entry.label_sig, None)
+                    if not bucket:
+                        del self._label_by_pair[pair]
+        for kind, k in entry.term_keys:
+            if kind == "anti":
+                self._unref_term(self.anti_groups, self._anti_buckets, k)
+            else:
+                self._unref_term(self.score_groups, self._score_buckets, k)
         self.generation += 1
 
     def _count(self, entry: _PodEntry, i: int, delta: int) -> None:
@@ -326,6 +398,40 @@ class ClusterIndex:
                 self.memo.clear()
             v = self.memo[key] = compute()
             return v
+
+    def candidate_label_groups(self, sel: Selector) -> Iterator[tuple[Any, LabelGroup]]:
+        """Label groups with pods on live nodes that `sel` could match (a superset of matches)."""
+        pairs = selector_pairs(sel)
+        if pairs is None:
+            yield from self.live_label_groups()
+            return
+        groups = self.label_groups
+        for pair in pairs:
+            for sig in self._label_by_pair.get(pair, ()):
+                g = groups[sig]
+                if g.total > 0:
+                    yield sig, g
+
+    def _candidate_terms(
+        self, groups: dict[Any, TermGroup], buckets: dict[Any, dict[Any, None]], labels: Mapping[str, str]
+    ) -> Iterator[tuple[Any, TermGroup]]:
+        seen: set[Any] = set()
+        for b in (None, *labels.items()):
+            for k in buckets.get(b, ()):
+                if k in seen:
+                    continue
+                seen.add(k)
+                g = groups[k]
+                if g.total > 0:
+                    yield k, g
+
+    def candidate_anti_groups(self, labels: Mapping[str, str]) -> Iterator[tuple[Any, TermGroup]]:
+        """Required anti-affinity term groups (with pods on live nodes) that may match `labels`."""
+        return self._candidate_terms(self.anti_groups, self._anti_buckets, labels)
+
+    def candidate_score_groups(self, labels: Mapping[str, str]) -> Iterator[tuple[Any, TermGroup]]:
+        """Scoring term groups (with pods on live nodes) that may match `labels`."""
+        return self._candidate_terms(self.score_groups, self._score_buckets, labels)
 
     def live_label_groups(self) -> Iterator[tuple[Any, LabelGroup]]:
         """Label groups with at least one pod on a live node."""

@@ -39,10 +39,6 @@ def _has_preferred(pod: Mapping[str, Any]) -> bool:
     return False
 
 
-def _labels_key(labels: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(labels.items()))
-
-
 def pre_score(
     pod: Mapping[str, Any],
     index: ClusterIndex,
@@ -58,9 +54,13 @@ def pre_score(
     info = pod_info or pod_affinity_info(pod)
     if info.parse_error is not None:
         return None, Outcome.of(ERROR, f"failed to parse pod: {info.parse_error}")
-    pref_aff = [WeightedAffinityTerm(merge_namespace_selector(w.term, namespaces), w.weight) for w in info.preferred_affinity]
+    pref_aff = [
+        WeightedAffinityTerm(merge_namespace_selector(w.term, namespaces), w.weight)
+        for w in info.preferred_affinity
+    ]
     pref_anti = [
-        WeightedAffinityTerm(merge_namespace_selector(w.term, namespaces), w.weight) for w in info.preferred_anti_affinity
+        WeightedAffinityTerm(merge_namespace_selector(w.term, namespaces), w.weight)
+        for w in info.preferred_anti_affinity
     ]
     ns_labels = dict(namespaces.get(info.namespace) or {})
     state = PreScoreState(info, ns_labels)
@@ -72,29 +72,24 @@ def pre_score(
         for wt in terms:
             term = wt.term
             vec: np.ndarray | None = None
-            for gsig, g in index.live_label_groups():
-                ns, labels = g.namespace, g.labels
-                if index.memoized(("term", term.sig(), gsig[:2]), lambda: term.matches(ns, labels, None)):
+            for _, g in index.candidate_label_groups(term.selector):
+                if term.matches(g.namespace, g.labels, None):
                     c = g.counts[: index.size]
                     vec = c.copy() if vec is None else vec + c
             if vec is not None:
                 touched |= _accumulate(scores, index, term.topology_key, vec, wt.weight * sign)
 
     # Bound pods' terms against the incoming pod.
-    me_key = (info.namespace, _labels_key(info.labels), _labels_key(ns_labels))
-    for (kind, sig, weight), g in index.score_groups.items():
-        if g.total <= 0:
-            continue
+    for (kind, _, weight), tg in index.candidate_score_groups(info.labels):
         if kind == HARD_AFFINITY:
             if args.hard_pod_affinity_weight <= 0:
                 continue
             weight = args.hard_pod_affinity_weight
-        term = g.term
-        hit = index.memoized(("xterm", sig, me_key), lambda: term.matches(info.namespace, info.labels, ns_labels))
-        if not hit:
+        term = tg.term
+        if not term.matches(info.namespace, info.labels, ns_labels):
             continue
         sign = -1 if kind == PREFERRED_ANTI_AFFINITY else 1
-        touched |= _accumulate(scores, index, term.topology_key, g.counts[: index.size], weight * sign)
+        touched |= _accumulate(scores, index, term.topology_key, tg.counts[: index.size], weight * sign)
 
     if not touched:
         return None, Outcome.of(SKIP)

@@ -101,7 +101,13 @@ def pod_affinity_info(pod: Mapping[str, Any]) -> PodAffinityInfo:
     info.has_required_anti_affinity = bool(paa and paa.get("requiredDuringSchedulingIgnoredDuringExecution"))
     errs: list[str] = []
     parts = (
-        ("requiredAffinityTerms", "required_affinity", _terms, pa, "requiredDuringSchedulingIgnoredDuringExecution"),
+        (
+            "requiredAffinityTerms",
+            "required_affinity",
+            _terms,
+            pa,
+            "requiredDuringSchedulingIgnoredDuringExecution",
+        ),
         (
             "requiredAntiAffinityTerms",
             "required_anti_affinity",

@@ -20,21 +20,20 @@ from .filtering import (
     filter_nodes,
     pre_filter,
 )
+from .plugin import PodTopologySpread
 from .scoring import PreScoreState, normalize_scores, pre_score, score_node, score_nodes
-
-from .plugin import PodTopologySpread  # noqa: E402  (framework adapter)
 
 NAME = "PodTopologySpread"
 PLUGIN = PodTopologySpread
 
 __all__ = [
-    "PLUGIN",
-    "PodTopologySpread",
     "ERR_REASON_CONSTRAINTS_NOT_MATCH",
     "ERR_REASON_NODE_LABEL_NOT_MATCH",
     "NAME",
+    "PLUGIN",
     "SYSTEM_DEFAULT_CONSTRAINTS",
     "OwnerLookup",
+    "PodTopologySpread",
     "PodTopologySpreadArgs",
     "PreFilterState",
     "PreScoreState",

@@ -77,7 +77,7 @@ class PodTopologySpreadArgs:
             raise ValueError(f'defaultingType: Unsupported value: "{dt}": supported values: "List", "System"')
         constraints = tuple(raw.get("defaultConstraints") or ())
         if dt == "System" and constraints:
-            raise ValueError("defaultConstraints: Invalid value: when .defaultingType is \"System\"")
+            raise ValueError('defaultConstraints: Invalid value: when .defaultingType is "System"')
         return cls(constraints, dt)
 
     @property
@@ -241,4 +241,3 @@ def get_constraints(
         labels = (pod.get("metadata") or {}).get("labels") or {}
         return filter_constraints(own, labels, action)
     return build_default_constraints(pod, action, args, owners)
-

@@ -24,12 +24,10 @@ def matching_counts(index: ClusterIndex, constraint: SpreadConstraint, namespace
     sel = constraint.selector
     if sel.empty():
         return out
-    ssig = sel.sig()
-    for gsig, g in index.live_label_groups():
+    for _, g in index.candidate_label_groups(sel):
         if g.terminating or g.namespace != namespace:
             continue
-        labels = g.labels
-        if index.memoized(("sel", ssig, gsig[:2]), lambda: sel.matches(labels)):
+        if sel.matches(g.labels):
             out += g.counts[: index.size]
     return out
 

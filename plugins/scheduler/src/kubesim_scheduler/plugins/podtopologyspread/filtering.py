@@ -14,7 +14,13 @@ import numpy as np
 from ..interpodaffinity.labelselector import SelectorError
 from ..interpodaffinity.podindex import ClusterIndex
 from ..interpodaffinity.result import ERROR, SKIP, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, Outcome
-from .constraints import DO_NOT_SCHEDULE, OwnerLookup, PodTopologySpreadArgs, SpreadConstraint, get_constraints
+from .constraints import (
+    DO_NOT_SCHEDULE,
+    OwnerLookup,
+    PodTopologySpreadArgs,
+    SpreadConstraint,
+    get_constraints,
+)
 from .counting import has_all_keys_mask, inclusion_mask, matching_counts
 from .nodeinclusion import RequiredNodeAffinity, has_untolerated_taint
 
@@ -167,7 +173,9 @@ def pre_filter(
     return state, None
 
 
-def filter_node(state: PreFilterState, pod_labels: Mapping[str, str], node_labels: Mapping[str, str]) -> Outcome | None:
+def filter_node(
+    state: PreFilterState, pod_labels: Mapping[str, str], node_labels: Mapping[str, str]
+) -> Outcome | None:
     """Filter for one node given its labels."""
     for i, c in enumerate(state.constraints):
         tv = node_labels.get(c.topology_key)
@@ -181,7 +189,10 @@ def filter_node(state: PreFilterState, pod_labels: Mapping[str, str], node_label
 
 
 def filter_nodes(
-    state: PreFilterState, pod_labels: Mapping[str, str], index: ClusterIndex, slots: Sequence[int] | None = None
+    state: PreFilterState,
+    pod_labels: Mapping[str, str],
+    index: ClusterIndex,
+    slots: Sequence[int] | None = None,
 ) -> list[Outcome | None]:
     """Filter for many node slots at once (all live slots when `slots` is None)."""
     if slots is None:

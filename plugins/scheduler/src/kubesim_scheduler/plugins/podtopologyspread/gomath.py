@@ -13,7 +13,8 @@ __all__ = ["go_div", "go_log", "go_round"]
 
 
 def _f(bits: int) -> float:
-    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+    value: float = struct.unpack("<d", struct.pack("<Q", bits))[0]
+    return value
 
 
 _HSQRT2 = 7.07106781186547524401e-01
@@ -58,10 +59,10 @@ def go_round(x: float) -> float:
     """math.Round: half away from zero."""
     if math.isnan(x) or math.isinf(x):
         return x
-    t = math.trunc(x)
+    t = float(math.trunc(x))
     if abs(x - t) >= 0.5:
         t += math.copysign(1.0, x)
-    return float(t)
+    return t
 
 
 def go_div(a: int, b: int) -> int:

@@ -32,7 +32,7 @@ _NODE_OPS = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_N
 class _Term:
     """A parsed nodeSelectorTerm; a term that failed to parse never matches."""
 
-    __slots__ = ("labels", "fields", "invalid")
+    __slots__ = ("fields", "invalid", "labels")
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
         self.labels: Selector | None = None
@@ -85,7 +85,7 @@ class RequiredNodeAffinity:
         spec = pod.get("spec") or {}
         node_selector = spec.get("nodeSelector") or {}
         self.label_selector: Selector | None = selector_from_set(node_selector) if node_selector else None
-        required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})).get(
+        required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
             "requiredDuringSchedulingIgnoredDuringExecution"
         )
         self.terms: list[_Term] | None = None
@@ -126,7 +126,9 @@ def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
     return op == "Exists"
 
 
-def has_untolerated_taint(taints: Sequence[Mapping[str, Any]], tolerations: Sequence[Mapping[str, Any]]) -> bool:
+def has_untolerated_taint(
+    taints: Sequence[Mapping[str, Any]], tolerations: Sequence[Mapping[str, Any]]
+) -> bool:
     """FindMatchingUntoleratedTaint with DoNotScheduleTaintsFilterFunc (NoSchedule, NoExecute)."""
     for taint in taints:
         if taint.get("effect") not in ("NoSchedule", "NoExecute"):

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ...framework.cycle_state import CycleState
+from ...framework.cycle_state import CycleState, StateNotFound
 from ...framework.events import NODE, POD, ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint
 from ...framework.handle import Handle
 from ...framework.interface import (
@@ -38,7 +38,10 @@ __all__ = ["HandleOwners", "PodTopologySpread"]
 NAME = "PodTopologySpread"
 PRE_FILTER_KEY = "PreFilter" + NAME
 PRE_SCORE_KEY = "PreScore" + NAME
-_CODES = {"Unschedulable": Code.UNSCHEDULABLE, "UnschedulableAndUnresolvable": Code.UNSCHEDULABLE_AND_UNRESOLVABLE}
+_CODES = {
+    "Unschedulable": Code.UNSCHEDULABLE,
+    "UnschedulableAndUnresolvable": Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+}
 
 
 class HandleOwners:
@@ -55,7 +58,12 @@ class HandleOwners:
 
 
 class PodTopologySpread(
-    PreFilterPlugin, PreFilterExtensions, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, EnqueueExtensions
+    PreFilterPlugin,
+    PreFilterExtensions,
+    BatchFilterPlugin,
+    PreScorePlugin,
+    BatchScorePlugin,
+    EnqueueExtensions,
 ):
     """Spread pods over topology domains (hard and soft constraints, system defaults)."""
 
@@ -80,7 +88,9 @@ class PodTopologySpread(
     def pre_filter_extensions(self) -> PreFilterExtensions:
         return self
 
-    def _update(self, state: CycleState, pod: Mapping[str, Any], pi: PodInfo, node_info: NodeInfo, sign: int) -> Status | None:
+    def _update(
+        self, state: CycleState, pod: Mapping[str, Any], pi: PodInfo, node_info: NodeInfo, sign: int
+    ) -> Status | None:
         s = state.get(PRE_FILTER_KEY)
         if not isinstance(s, PreFilterState):
             return Status.from_error(f'reading "{PRE_FILTER_KEY}" from cycleState: not found')
@@ -88,7 +98,9 @@ class PodTopologySpread(
         s.update_with_pod(pi.pod, pod, node if node else None, sign)
         return None
 
-    def add_pod(self, state: CycleState, pod: Mapping[str, Any], pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status | None:
+    def add_pod(
+        self, state: CycleState, pod: Mapping[str, Any], pod_info_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
         return self._update(state, pod, pod_info_to_add, node_info, 1)
 
     def remove_pod(
@@ -101,7 +113,9 @@ class PodTopologySpread(
         s = state.get(PRE_FILTER_KEY)
         if not isinstance(s, PreFilterState):
             err = Status.from_error(f'reading "{PRE_FILTER_KEY}" from cycleState: not found')
-            return BatchFilterResult(np.full(len(rows), int(Code.ERROR), dtype=np.int8), lambda _r: err.reasons)
+            return BatchFilterResult(
+                np.full(len(rows), int(Code.ERROR), dtype=np.int8), lambda _r: err.reasons
+            )
         index = self.tables.sync()
         outcomes = filter_nodes(s, pod_info.labels, index, self.tables.slots(rows).tolist())
         codes = np.array([0 if o is None else int(_CODES[o.code]) for o in outcomes], dtype=np.int8)
@@ -119,9 +133,9 @@ class PodTopologySpread(
         return None
 
     def _state(self, state: CycleState) -> PreScoreState:
-        s = state.get(PRE_SCORE_KEY)
-        if not isinstance(s, PreScoreState):
-            raise RuntimeError(f'error reading "{PRE_SCORE_KEY}" from cycleState: not found')
+        s: PreScoreState | None = state.get(PRE_SCORE_KEY)
+        if s is None:
+            raise StateNotFound(f'error reading "{PRE_SCORE_KEY}" from cycleState: not found')
         return s
 
     def score_batch(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> np.ndarray:
@@ -129,15 +143,24 @@ class PodTopologySpread(
         index = self.tables.sync()
         return np.array(score_nodes(s, index, self.tables.slots(rows).tolist()), dtype=np.int64)
 
-    def normalize_batch(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    def normalize_batch(
+        self, state: CycleState, pod_info: PodInfo, rows: np.ndarray, scores: np.ndarray
+    ) -> np.ndarray:
         s = self._state(state)
         names = [self.handle.node_table.row_names[r] for r in rows.tolist()]
         return np.array(normalize_scores(s, names, scores.tolist()), dtype=np.int64)
 
     # ----- queueing hints -----------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.UPDATE_POD_TOLERATION | ActionType.DELETE
-        node_actions = ActionType.ADD | ActionType.DELETE | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
+        pod_actions = (
+            ActionType.ADD
+            | ActionType.UPDATE_POD_LABEL
+            | ActionType.UPDATE_POD_TOLERATION
+            | ActionType.DELETE
+        )
+        node_actions = (
+            ActionType.ADD | ActionType.DELETE | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
+        )
         return [
             ClusterEventWithHint(ClusterEvent(POD, pod_actions), self._after_pod_change),
             ClusterEventWithHint(ClusterEvent(NODE, node_actions), self._after_node_change),
@@ -156,9 +179,12 @@ class PodTopologySpread(
         except SelectorError:
             return QueueingHint.QUEUE
         if new is not None and old is not None:
-            if _uid(pod) == _uid(new) and _tolerations(new) != _tolerations(old):
-                if any(c.node_taints_policy == HONOR for c in constraints):
-                    return QueueingHint.QUEUE
+            if (
+                _uid(pod) == _uid(new)
+                and _tolerations(new) != _tolerations(old)
+                and any(c.node_taints_policy == HONOR for c in constraints)
+            ):
+                return QueueingHint.QUEUE
             if _pod_labels(new) == _pod_labels(old):
                 return QueueingHint.QUEUE_SKIP
             for c in constraints:
@@ -185,7 +211,9 @@ class PodTopologySpread(
                 ol, nl = _node_labels(old), _node_labels(new)
                 if any(ol.get(c.topology_key) != nl.get(c.topology_key) for c in constraints):
                     return QueueingHint.QUEUE
-                if ((old.get("spec") or {}).get("taints") or []) != ((new.get("spec") or {}).get("taints") or []):
+                if ((old.get("spec") or {}).get("taints") or []) != (
+                    (new.get("spec") or {}).get("taints") or []
+                ):
                     return QueueingHint.QUEUE
             return QueueingHint.QUEUE_SKIP
         if new is not None:
@@ -214,4 +242,7 @@ def _involved(incoming: Mapping[str, Any], changed: Mapping[str, Any]) -> bool:
     if _uid(incoming) == _uid(changed):
         return True
     ns = (incoming.get("metadata") or {}).get("namespace", "")
-    return bool((changed.get("spec") or {}).get("nodeName")) and (changed.get("metadata") or {}).get("namespace", "") == ns
+    return (
+        bool((changed.get("spec") or {}).get("nodeName"))
+        and (changed.get("metadata") or {}).get("namespace", "") == ns
+    )

@@ -23,7 +23,7 @@ from .constraints import (
     get_constraints,
 )
 from .counting import has_all_keys_mask, inclusion_mask, matching_counts
-from .gomath import go_div, go_log, go_round
+from .gomath import go_log, go_round
 from .nodeinclusion import RequiredNodeAffinity
 
 __all__ = ["MAX_NODE_SCORE", "PreScoreState", "normalize_scores", "pre_score", "score_node", "score_nodes"]
@@ -140,27 +140,51 @@ def score_node(state: PreScoreState, index: ClusterIndex, slot: int) -> int:
 
 
 def score_nodes(state: PreScoreState, index: ClusterIndex, slots: Sequence[int]) -> list[int]:
-    """Score for many node slots."""
-    return [score_node(state, index, s) for s in slots]
+    """Score for many node slots at once (same float64 operations, elementwise)."""
+    sl = np.asarray(slots, dtype=np.intp)
+    score = np.zeros(len(sl), dtype=np.float64)
+    for i, c in enumerate(state.constraints):
+        dom = index.domain(c.topology_key)
+        ids = dom.ids[sl]
+        if c.topology_key == LABEL_HOSTNAME:
+            cnt = state.host_counts[i][sl]
+        else:
+            per_domain = np.zeros(len(dom.values) + 1, dtype=np.int64)
+            for v, n in state.topology_value_to_pod_counts[i].items():
+                j = dom.pos.get(v)
+                if j is not None:
+                    per_domain[j] = n
+            cnt = per_domain[ids]
+        term = cnt.astype(np.float64) * state.topology_normalizing_weight[i] + float(c.max_skew - 1)
+        score = np.where(ids >= 0, score + term, score)
+    t = np.trunc(score)
+    rounded = np.where(np.abs(score - t) >= 0.5, t + np.copysign(1.0, score), t).astype(np.int64)
+    if state.ignored_nodes:
+        names = index.node_names
+        for k, slot in enumerate(sl.tolist()):
+            if names[slot] in state.ignored_nodes:
+                rounded[k] = 0
+    return rounded.tolist()
 
 
 def normalize_scores(state: PreScoreState, names: Sequence[str], scores: Sequence[int]) -> list[int]:
     """NormalizeScore: invert and scale to 0..100; ignored nodes get 0."""
-    lo = 2**63 - 1
-    hi = 0
-    marked = list(scores)
-    for k, (name, s) in enumerate(zip(names, scores)):
-        if name in state.ignored_nodes:
-            marked[k] = _INVALID_SCORE
-            continue
-        lo = min(lo, s)
-        hi = max(hi, s)
-    out = []
-    for s in marked:
-        if s == _INVALID_SCORE:
-            out.append(0)
-        elif hi == 0:
-            out.append(MAX_NODE_SCORE)
-        else:
-            out.append(go_div(MAX_NODE_SCORE * (hi + lo - s), hi))
-    return out
+    arr = np.asarray(scores, dtype=np.int64)
+    valid = (
+        np.array([n not in state.ignored_nodes for n in names], dtype=bool) if state.ignored_nodes else None
+    )
+    vals = arr if valid is None else arr[valid]
+    out = np.zeros(len(arr), dtype=np.int64)
+    if len(vals) == 0:
+        return out.tolist()
+    lo = int(vals.min())
+    hi = max(0, int(vals.max()))
+    if hi == 0:
+        res = np.full(len(arr), MAX_NODE_SCORE, dtype=np.int64)
+    else:
+        num = MAX_NODE_SCORE * (hi + lo - arr)
+        res = np.sign(num) * (np.abs(num) // hi)  # int64 division truncating toward zero
+    if valid is None:
+        return res.tolist()
+    out[valid] = res[valid]
+    return out.tolist()
