@@ -119,6 +119,15 @@ def test_mutating_admitter_patch_is_applied(cluster: Cluster, build: Any) -> Non
     assert [c["name"] for c in created["spec"]["containers"]] == ["app", "sidecar"]
 
 
+def test_mutated_objects_are_defaulted_again(cluster: Cluster, build: Any) -> None:
+    sidecar = {"name": "sidecar", "resources": {"limits": {"cpu": "1"}}}
+    cluster.add_admitter(lambda req: AdmissionResponse(patch=[{"op": "add", "path": "/spec/containers/-",
+                                                               "value": sidecar}])
+                         if req.operation == "CREATE" else None, phase="mutating")
+    created = cluster.create(build.pod("p"))
+    assert created["spec"]["containers"][1]["resources"]["requests"] == {"cpu": "1"}
+
+
 def test_mutations_are_validated(cluster: Cluster, build: Any) -> None:
     cluster.add_admitter(lambda req: AdmissionResponse(patch=[{"op": "add", "path": "/spec/containers/-",
                                                                "value": {"name": "app"}}])

@@ -138,6 +138,7 @@ def test_nil_and_empty_metav1_selectors() -> None:
     {"matchExpressions": [{"key": "a", "operator": "In", "values": []}]},
     {"matchLabels": {"a": "b c"}},
     {"matchLabels": {"a": 1}},
+    {"app": "web"},  # a plain label set is not a metav1.LabelSelector
 ])
 def test_invalid_metav1_selectors(bad: dict[str, object]) -> None:
     with pytest.raises(BadRequest):

@@ -89,10 +89,13 @@ class AdmissionChain:
 
     def mutate(self, request: AdmissionRequest) -> dict[str, Any] | None:
         """Run the mutating admitters; return the (possibly patched) object."""
+        if request.phase != MUTATING:
+            request = attrs.evolve(request, phase=MUTATING)
         obj = request.object
         for admitter in self._admitters[MUTATING]:
-            req = request if obj is request.object else attrs.evolve(request, object=obj)
-            response = admitter(attrs.evolve(req, phase=MUTATING))
+            if obj is not request.object:
+                request = attrs.evolve(request, object=obj)
+            response = admitter(request)
             if response is None:
                 continue
             if not response.allowed:
@@ -103,9 +106,10 @@ class AdmissionChain:
 
     def validate(self, request: AdmissionRequest) -> None:
         """Run the validating admitters; the first denial raises."""
-        req = attrs.evolve(request, phase=VALIDATING)
+        if request.phase != VALIDATING:
+            request = attrs.evolve(request, phase=VALIDATING)
         for admitter in self._admitters[VALIDATING]:
-            response = admitter(req)
+            response = admitter(request)
             if response is not None and not response.allowed:
                 raise denial_error(response)
 

@@ -331,7 +331,10 @@ class Cluster:
         strategies.apply_defaults(rt, obj)
         if rt is self._pods:
             self._admit_pod_priority(obj, None)
-        obj = self._mutate("CREATE", rt, key, obj, None, actor, None)
+        mutated = self._mutate("CREATE", rt, key, obj, None, actor, None)
+        if mutated is not obj:  # a patched object is decoded, and so defaulted, again
+            obj = mutated
+            strategies.apply_defaults(rt, obj)
         meta = obj["metadata"]
         uid, serial = self._uids.next()
         now = self._now()
@@ -428,7 +431,11 @@ class Cluster:
             strategies.apply_defaults(rt, new)
             if rt is self._pods:
                 self._admit_pod_priority(new, old)
-        new = self._mutate("UPDATE", rt, key, new, old, actor, subresource)
+        mutated = self._mutate("UPDATE", rt, key, new, old, actor, subresource)
+        if mutated is not new:
+            new = mutated
+            if subresource is None:
+                strategies.apply_defaults(rt, new)
         meta = new["metadata"]
         if subresource is None:
             self._validate_object(rt, new, old)

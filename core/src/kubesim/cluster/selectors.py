@@ -151,6 +151,10 @@ class LabelSelector:
             return _NOTHING
         if not isinstance(selector, Mapping):
             raise BadRequest(f"a label selector must be an object, not {type(selector).__name__}")
+        for field in selector:
+            if field not in ("matchLabels", "matchExpressions"):
+                raise BadRequest(f'unknown field "{field}" in a label selector (it has matchLabels and '
+                                 "matchExpressions; use LabelSelector.from_set for a plain label set)")
         match_labels = selector.get("matchLabels") or {}
         expressions = selector.get("matchExpressions") or []
         reqs = [Requirement.checked(str(k), EQUALS, [_label_string(v)]) for k, v in match_labels.items()]
