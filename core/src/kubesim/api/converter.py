@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import attrs
 import cattrs
+from cattrs.cols import is_sequence, list_structure_factory
 from cattrs.errors import (
     ClassValidationError,
     ForbiddenExtraKeysError,
@@ -25,7 +26,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from kubesim.errors import Problem
 
-__all__ = ["camel", "converter", "structure", "unstructure"]
+__all__ = ["camel", "converter", "register_enum", "structure", "unstructure"]
 
 T = TypeVar("T")
 
@@ -88,12 +89,11 @@ def _structure_enum(value: Any, cls: type[enum.Enum]) -> enum.Enum:
         raise ValueError(f"expected one of {allowed}, got {_describe(value)}") from None
 
 
-converter.register_structure_hook_func(
-    lambda t: isinstance(t, type) and issubclass(t, enum.Enum), _structure_enum
-)
-converter.register_unstructure_hook_func(
-    lambda t: isinstance(t, type) and issubclass(t, enum.Enum), lambda e: e.value
-)
+def register_enum(cls: type[enum.Enum]) -> None:
+    """Map an enum to and from its value. Needed per class: str-based enums would
+    otherwise dispatch to the plain `str` hooks by their MRO."""
+    converter.register_structure_hook(cls, _structure_enum)
+    converter.register_unstructure_hook(cls, lambda e: e.value)
 
 
 def _patch_text(value: Any, _: Any) -> str:
@@ -133,6 +133,20 @@ def _unstructure_factory(cls: type) -> Callable[[Any], Any]:
 
 
 converter.register_structure_hook_factory(attrs.has, _structure_factory)
+
+
+def _list_factory(t: Any, conv: cattrs.Converter) -> Callable[[Any, Any], Any]:
+    inner = list_structure_factory(t, conv)
+
+    def hook(value: Any, cl: Any) -> Any:
+        if not isinstance(value, list):
+            raise TypeError(f"expected a list, got {_describe(value)}")
+        return inner(value, cl)
+
+    return hook
+
+
+converter.register_structure_hook_factory(is_sequence, _list_factory)
 converter.register_unstructure_hook_factory(attrs.has, _unstructure_factory)
 
 

@@ -51,7 +51,7 @@ class ObjectMeta:
 class CreateOptions:
     """metav1.CreateOptions; only dryRun changes what the embedded cluster does."""
 
-    dry_run: list[str] = attrs.field(factory=list)
+    dry_run: list[str] | None = None
     field_manager: str | None = None
     field_validation: str | None = None
 
@@ -60,7 +60,7 @@ class CreateOptions:
 class PatchOptions:
     """metav1.PatchOptions."""
 
-    dry_run: list[str] = attrs.field(factory=list)
+    dry_run: list[str] | None = None
     force: bool | None = None
     field_manager: str | None = None
     field_validation: str | None = None
@@ -81,7 +81,7 @@ class DeleteOptions:
     grace_period_seconds: int | None = None
     propagation_policy: str | None = None
     preconditions: Preconditions | None = None
-    dry_run: list[str] = attrs.field(factory=list)
+    dry_run: list[str] | None = None
 
 
 @attrs.frozen

@@ -11,6 +11,7 @@ from typing import Any
 
 import attrs
 
+from kubesim.api.converter import register_enum
 from kubesim.api.operations import ScenarioOperation, ScenarioStep
 from kubesim.api.timeline import ScenarioResult
 
@@ -43,6 +44,9 @@ class StepPhase(str, enum.Enum):
     FINISHED = "Finished"
 
 
+register_enum(StepPhase)
+
+
 class ScenarioPhase(str, enum.Enum):
     """Where a Scenario is in its life (KEP-140 ScenarioPhase)."""
 
@@ -52,6 +56,9 @@ class ScenarioPhase(str, enum.Enum):
     SUCCEEDED = "Succeeded"
     FAILED = "Failed"
     UNKNOWN = "Unknown"
+
+
+register_enum(ScenarioPhase)
 
 
 @attrs.frozen

@@ -57,6 +57,7 @@ class ControllerContext:
     clock: Clock
     timeline: TimelineRecorder
     hooks: Hooks
+    gate: StepGate
     options: Mapping[str, Any] = attrs.field(factory=dict)
     seed: int = 0
 

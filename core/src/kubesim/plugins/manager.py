@@ -71,7 +71,7 @@ def load_plugins(
             module = ep.load()
         except Exception as exc:  # a broken third-party plugin must not crash with a traceback
             raise PluginError(f"plugin {ep.name!r} ({ep.value}) failed to load: {exc}") from exc
-        pm.register(module, name=ep.name)
+        _register(pm, module, ep.name)
         dist = ep.dist
         dists[ep.name] = (dist.metadata["Name"] if dist else None, dist.version if dist else None)
     for modname in _split_env(EXTRA_ENV):
@@ -81,17 +81,25 @@ def load_plugins(
             module = importlib.import_module(modname)
         except ImportError as exc:
             raise PluginError(f"{EXTRA_ENV}: cannot import plugin module {modname!r}: {exc}") from exc
-        pm.register(module, name=modname)
+        _register(pm, module, modname)
     for module in extra:
-        pm.register(module)
+        _register(pm, module, None)
     for module in builtins:
         if not pm.is_blocked(module.__name__):
-            pm.register(module, name=module.__name__)
+            _register(pm, module, module.__name__)
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
         raise PluginError(str(exc)) from exc
     return Hooks(pm, dists)
+
+
+def _register(pm: pluggy.PluginManager, module: object, name: str | None) -> None:
+    """Register a plugin; a hook with wrong arguments is a PluginError naming it."""
+    try:
+        pm.register(module, name=name)
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(str(exc)) from exc
 
 
 def _merge_named(label: str, results: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
@@ -119,7 +127,7 @@ class Hooks:
         """Call a hook on each plugin separately, in registration order, keeping who answered."""
         caller = getattr(self.pm.hook, hook_name)
         out = []
-        for impl in reversed(caller.get_hookimpls()):  # pluggy calls LIFO; we want load order
+        for impl in caller.get_hookimpls():  # registration order (pluggy itself calls LIFO)
             name = self.pm.get_name(impl.plugin) or impl.plugin_name
             args = {k: v for k, v in kwargs.items() if k in impl.argnames}
             out.append((name, impl.function(**args)))
@@ -164,7 +172,7 @@ class Hooks:
         """
         caller = self.pm.hook.kubesim_admission
         out = []
-        for impl in reversed(caller.get_hookimpls()):
+        for impl in caller.get_hookimpls():
             plugin_name = self.pm.get_name(impl.plugin) or impl.plugin_name
 
             def admit(request: AdmissionRequest, _fn: Callable[..., Any] = impl.function, _name: str = plugin_name) -> Any:

@@ -1,0 +1,1 @@
+"""The kubesim command line."""

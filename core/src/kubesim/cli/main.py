@@ -1,0 +1,183 @@
+"""The `kubesim` command: run, validate and plugins.
+
+Exit codes: 0 when every scenario ended Succeeded or Paused, 1 when one Failed
+(its result is still written), 2 for invalid input (nothing is run).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import click
+import structlog
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from kubesim.api import Scenario, ScenarioPhase, unstructure
+from kubesim.cli.logconfig import configure_logging
+from kubesim.cli.output import dump, write_atomic
+from kubesim.cli.params import DURATION, TIME
+from kubesim.cli.validate import load_and_validate
+from kubesim.clock import DEFAULT_EPOCH
+from kubesim.errors import InvalidInput
+from kubesim.plugins import Hooks, PluginError, load_plugins
+from kubesim.scenario import UPDATE_STRATEGIES, EngineOptions, ScenarioRun, Simulator
+from kubesim.scenario import gate as builtin_gate
+
+__all__ = ["build_cli", "main"]
+
+EXIT_FAILED = 1
+EXIT_INVALID = 2
+
+_stderr = Console(stderr=True)
+
+
+def _fail_invalid(exc: InvalidInput) -> None:
+    for problem in exc.problems:
+        click.echo(f"error: {problem}", err=True)
+    sys.exit(EXIT_INVALID)
+
+
+def _verbosity(verbose: int, quiet: int) -> int:
+    return verbose - quiet
+
+
+def _verbose_options(f: Any) -> Any:
+    f = click.option("-v", "--verbose", count=True, help="More log output (debug).")(f)
+    return click.option("-q", "--quiet", count=True, help="Less log output; -qq for errors only.")(f)
+
+
+def _summary(scenarios: Sequence[Scenario]) -> Table:
+    table = Table(title="kubesim results", show_lines=False)
+    for col in ("scenario", "phase", "step", "events", "message"):
+        table.add_column(col)
+    for s in scenarios:
+        result = s.status.scenario_result
+        counts: Counter[str] = Counter()
+        for events in (result.timeline.values() if result else []):
+            for e in events:
+                for field in ("create", "patch", "delete", "done", "pod_scheduled", "pod_unscheduled", "pod_preempted"):
+                    if getattr(e, field) is not None:
+                        counts[field] += 1
+        detail = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
+        step = s.status.step_status.step
+        table.add_row(s.name, s.status.phase.value if s.status.phase else "", f"{step.major}.{step.minor}",
+                      detail, s.status.message or "")
+    return table
+
+
+def _export_cluster(runs: Sequence[ScenarioRun], path: str) -> None:
+    items = runs[-1].cluster.objects() if runs else []
+    listing = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
+    write_atomic(path, dump(listing, path))
+
+
+def build_cli(hooks: Hooks) -> click.Group:
+    """The click command group, with `run` options contributed by plugins."""
+
+    @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+    @click.version_option(package_name="kubesim")
+    def cli() -> None:
+        """kubesim: deterministic scenario-based simulation of Kubernetes schedulers and controllers."""
+
+    @cli.command()
+    @click.argument("files", nargs=-1, required=True)
+    @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the Scenario(s) with status and timeline as JSON.")
+    @click.option("--export-cluster", type=click.Path(dir_okay=False), help="Write every object of the final cluster as a kubectl-style List (.yaml or .json).")
+    @click.option("--seed", type=int, default=0, show_default=True, help="Seed for every random choice (ties, generated names).")
+    @click.option("--step-duration", type=DURATION, default="10s", show_default=True, help="Simulated time between MajorSteps.")
+    @click.option("--start-time", type=TIME, default=DEFAULT_EPOCH.strftime("%Y-%m-%dT%H:%M:%SZ"), show_default=True, help="Simulated time of step 0.")
+    @click.option("--update-results-strategy", type=click.Choice(UPDATE_STRATEGIES), envvar="UPDATE_SCENARIO_RESULTS_STRATEGY", default="AtMovingNextStep", show_default=True, help="When the in-cluster Scenario's status.scenarioResult is updated.")
+    @click.option("--allow-unknown-targets", is_flag=True, help="Allow patch/delete of objects no earlier operation creates (controllers may create them).")
+    @_verbose_options
+    def run(files: tuple[str, ...], output: str | None, export_cluster: str | None, seed: int,
+            step_duration: timedelta, start_time: datetime, update_results_strategy: str,
+            allow_unknown_targets: bool, verbose: int, quiet: int, **plugin_options: Any) -> None:
+        """Run the scenarios in FILES (YAML or JSON, several documents each) one after another."""
+        verbosity = _verbosity(verbose, quiet)
+        configure_logging(verbosity)
+        try:
+            scenarios = load_and_validate(files, hooks, allow_unknown_targets=allow_unknown_targets)
+            options = EngineOptions(seed=seed, step_duration=step_duration, start_time=start_time,
+                                    update_strategy=update_results_strategy,
+                                    allow_unknown_targets=allow_unknown_targets, plugin_options=plugin_options)
+        except InvalidInput as exc:
+            _fail_invalid(exc)
+        show_progress = _stderr.is_terminal and verbosity >= 0
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                      console=_stderr, transient=True, disable=not show_progress) as progress:
+            task = progress.add_task("starting", total=None)
+
+            def on_step(run: ScenarioRun) -> None:
+                step = run.scenario.status.step_status.step
+                last = max((op.step for op in run.scenario.spec.operations), default=0)
+                progress.update(task, description=f"{run.scenario.name}: step {step.major}/{last}, "
+                                                  f"{run.timeline.event_count()} events")
+
+            simulator = Simulator(hooks, options, progress=on_step)
+            results = simulator.run(scenarios)
+        if output:
+            data = [unstructure(s) for s in results]
+            write_atomic(output, dump(data if len(data) > 1 else data[0], output))
+        if export_cluster:
+            _export_cluster(simulator.runs, export_cluster)
+        if verbosity >= 0:
+            _stderr.print(_summary(results))
+        if any(s.status.phase == ScenarioPhase.FAILED for s in results):
+            sys.exit(EXIT_FAILED)
+
+    for option in hooks.run_options():
+        run.params.append(option)
+
+    @cli.command()
+    @click.argument("files", nargs=-1, required=True)
+    @click.option("--allow-unknown-targets", is_flag=True, help="Allow patch/delete of objects no earlier operation creates.")
+    @_verbose_options
+    def validate(files: tuple[str, ...], allow_unknown_targets: bool, verbose: int, quiet: int) -> None:
+        """Check scenario FILES without running them."""
+        configure_logging(_verbosity(verbose, quiet))
+        try:
+            scenarios = load_and_validate(files, hooks, allow_unknown_targets=allow_unknown_targets)
+        except InvalidInput as exc:
+            _fail_invalid(exc)
+        if quiet == 0:
+            for s in scenarios:
+                click.echo(f"{s.name}: valid ({len(s.spec.operations)} operations)")
+
+    @cli.command()
+    @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+    def plugins(as_json: bool) -> None:
+        """List installed plugins with their distribution, version and hooks."""
+        infos = [i for i in hooks.plugin_infos() if i.module != builtin_gate.__name__]
+        if as_json:
+            click.echo(json.dumps([
+                {"name": i.name, "module": i.module, "distribution": i.distribution,
+                 "version": i.version, "hooks": list(i.hooks)} for i in infos
+            ], indent=2))
+            return
+        table = Table()
+        for col in ("name", "distribution", "version", "hooks"):
+            table.add_column(col)
+        for i in infos:
+            table.add_row(i.name, i.distribution or "-", i.version or "-", ", ".join(i.hooks))
+        Console().print(table)
+
+    return cli
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the `kubesim` command."""
+    configure_logging(0)
+    try:
+        hooks = load_plugins(builtins=[builtin_gate])
+    except PluginError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_INVALID)
+    structlog.get_logger().debug("plugins loaded", plugins=[i.name for i in hooks.plugin_infos()])
+    build_cli(hooks).main(args=list(argv) if argv is not None else None, prog_name="kubesim")

@@ -1,0 +1,57 @@
+"""Loading and checking scenario files against the installed plugins, before anything runs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kubesim.api import Scenario
+from kubesim.api.loader import load_scenarios
+from kubesim.api.validation import validate_scenario
+from kubesim.clock import Clock
+from kubesim.cluster import Cluster
+from kubesim.errors import ApiError, InvalidInput, Problem
+from kubesim.plugins import Hooks
+from kubesim.scenario import SCENARIO_CRD
+
+__all__ = ["load_and_validate"]
+
+
+def load_and_validate(
+    files: Sequence[str], hooks: Hooks, *, allow_unknown_targets: bool = False
+) -> list[Scenario]:
+    """Load every file, check every scenario; raise InvalidInput with all problems found."""
+    registry = Cluster(Clock()).registry
+    registry.register_crd(SCENARIO_CRD)
+    for crd in hooks.custom_resources():
+        registry.register_crd(dict(crd))
+
+    def scope(api_version: str, kind: str) -> bool | None:
+        try:
+            return registry.lookup(api_version, kind).namespaced
+        except ApiError:
+            return None
+
+    controllers = set(hooks.controllers()) | set(hooks.controller_waiters())
+    scenarios: list[Scenario] = []
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
+    for file in files:
+        try:
+            loaded = load_scenarios(file)
+        except InvalidInput as exc:
+            problems.extend(exc.problems)
+            continue
+        for i, scenario in enumerate(loaded):
+            where = f"{file} [document {i}]" if len(loaded) > 1 else file
+            problems.extend(
+                validate_scenario(scenario, scope=scope, controllers=controllers,
+                                  allow_unknown_targets=allow_unknown_targets, file=where)
+            )
+            name = scenario.name
+            if name and name in seen:
+                problems.append(Problem("metadata.name", f"duplicate scenario name {name!r} (also in {seen[name]})", where))
+            seen.setdefault(name, where)
+            scenarios.append(scenario)
+    if problems:
+        raise InvalidInput(problems)
+    return scenarios

@@ -1,0 +1,473 @@
+"""The scenario controller: runs Scenarios one at a time through KEP-140's step machine.
+
+Per MajorStep: Operating (the step's operations) -> PreSimulationControllers settle
+-> OperatingCompleted -> for each SimulationController in order: ControllerRunning,
+and whenever it writes, ControllerPaused with MinorStep + 1 until the end of its
+loop, PreSimulationControllers settle, OperatingCompleted, ControllerRunning again;
+ControllerCompleted when its waiter is satisfied -> Finished. The step's done
+operation ends the scenario as Succeeded; running out of operations pauses it.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from importlib import metadata
+from typing import Any
+
+import attrs
+import structlog
+
+from kubesim.api import (
+    API_VERSION,
+    CreateOperationResult,
+    DeleteOperationResult,
+    DoneOperationResult,
+    PatchOperationResult,
+    Scenario,
+    ScenarioOperation,
+    ScenarioPhase,
+    ScenarioResult,
+    ScenarioSpec,
+    ScenarioStep,
+    StepPhase,
+    structure,
+    unstructure,
+)
+from kubesim.api.validation import PATCH_TYPES, assign_operation_ids, parse_patch, validate_scenario
+from kubesim.clock import DEFAULT_EPOCH, Clock
+from kubesim.cluster import Cluster, WatchEvent
+from kubesim.controllers import Controller, ControllerContext, ControllerWaiter
+from kubesim.errors import ApiError, InvalidInput
+from kubesim.plugins import Hooks
+from kubesim.scenario.recorder import TimelineRecorder
+from kubesim.scenario.selection import select_controllers
+
+__all__ = [
+    "SCENARIO_CRD",
+    "UPDATE_STRATEGIES",
+    "EngineOptions",
+    "ScenarioFailed",
+    "ScenarioRun",
+    "Simulator",
+    "simulator_version",
+]
+
+log = structlog.get_logger()
+
+UPDATE_STRATEGIES = ("AtMovingNextStep", "OnPause", "OnDone")
+ENGINE_ACTOR = "scenario-controller"
+
+SCENARIO_CRD: dict[str, Any] = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "scenarios.simulation.kube-scheduler-simulator.x-k8s.io"},
+    "spec": {
+        "group": "simulation.kube-scheduler-simulator.x-k8s.io",
+        "names": {"kind": "Scenario", "plural": "scenarios", "singular": "scenario", "listKind": "ScenarioList"},
+        "scope": "Cluster",
+        "versions": [
+            {"name": "v1alpha1", "served": True, "storage": True, "subresources": {"status": {}}}
+        ],
+    },
+}
+
+
+def simulator_version() -> str:
+    """The version string written to status.scenarioResult.simulatorVersion."""
+    try:
+        return f"kubesim/{metadata.version('kubesim')}"
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "kubesim/unknown"
+
+
+@attrs.frozen
+class EngineOptions:
+    """How scenarios run: seed, simulated time, result updates, safety limits."""
+
+    seed: int = 0
+    step_duration: timedelta = timedelta(seconds=10)
+    start_time: datetime = DEFAULT_EPOCH
+    update_strategy: str = attrs.field(
+        factory=lambda: os.environ.get("UPDATE_SCENARIO_RESULTS_STRATEGY", "AtMovingNextStep")
+    )
+    allow_unknown_targets: bool = False
+    max_loops: int = 10_000_000
+    plugin_options: dict[str, Any] = attrs.field(factory=dict)
+
+    def __attrs_post_init__(self) -> None:
+        if self.update_strategy not in UPDATE_STRATEGIES:
+            raise InvalidInput([
+                _problem("UPDATE_SCENARIO_RESULTS_STRATEGY",
+                         f"expected one of {', '.join(UPDATE_STRATEGIES)}, got {self.update_strategy!r}")
+            ])
+
+
+def _problem(path: str, message: str) -> Any:
+    from kubesim.errors import Problem
+
+    return Problem(path, message)
+
+
+class ScenarioFailed(Exception):
+    """Ends a scenario as Failed with this message (never escapes the engine)."""
+
+
+ProgressCallback = Callable[["ScenarioRun"], None]
+
+
+class ScenarioRun:
+    """One scenario on its own fresh cluster, advanced step by step."""
+
+    def __init__(self, scenario: Scenario, hooks: Hooks, options: EngineOptions,
+                 progress: ProgressCallback | None = None) -> None:
+        self.hooks = hooks
+        self.options = options
+        self.progress = progress
+        self.scenario = assign_operation_ids(scenario)
+        status = self.scenario.status
+        status.phase = ScenarioPhase.PENDING
+        status.message = None
+        status.step_status.step = ScenarioStep(0, 0)
+        status.step_status.phase = None
+        status.step_status.running_simulation_controller = ""
+        status.scenario_result = ScenarioResult(simulator_version=simulator_version())
+        self.clock = Clock(options.start_time)
+        self.cluster = Cluster(self.clock, seed=options.seed)
+        self.timeline = TimelineRecorder(lambda: self.scenario.status.step_status.step)
+        self.controllers: dict[str, Controller] = {}
+        self.external_waiters: dict[str, ControllerWaiter] = {}
+        self.simulation: tuple[str, ...] = ()
+        self.pre_simulation: tuple[str, ...] = ()
+        self.loops = 0
+        self._spec_version: str | None = None
+        self._last_step = -1
+        self.log = log.bind(scenario=self.scenario.name)
+
+    # --- public -----------------------------------------------------------
+
+    @property
+    def phase(self) -> ScenarioPhase | None:
+        """The scenario's phase."""
+        return self.scenario.status.phase
+
+    def start(self) -> None:
+        """Prepare the cluster and controllers, then run until Paused, Succeeded or Failed."""
+        try:
+            self._setup()
+        except (ScenarioFailed, ApiError, InvalidInput) as exc:
+            self._fail(str(exc))
+            return
+        self.scenario.status.phase = ScenarioPhase.RUNNING
+        self.log.info("scenario started", operations=len(self.scenario.spec.operations))
+        self._run_steps(first=0)
+
+    def add_operations(self, operations: Sequence[ScenarioOperation]) -> None:
+        """Append operations (as a user patching the Scenario would); a paused scenario resumes."""
+        obj = self.cluster.get(API_VERSION, "Scenario", self.scenario.name)
+        obj = copy.deepcopy(obj)
+        obj["spec"]["operations"].extend(unstructure(list(operations)))
+        self.cluster.update(obj, actor="user")
+        if self.phase == ScenarioPhase.PAUSED:
+            self.scenario.status.phase = ScenarioPhase.RUNNING
+            self._run_steps(first=self._last_step + 1)
+
+    def close(self) -> None:
+        """Stop every controller's watches."""
+        for c in self.controllers.values():
+            c.close()
+
+    # --- setup --------------------------------------------------------------
+
+    def _setup(self) -> None:
+        registry = self.cluster.registry
+        registry.register_crd(SCENARIO_CRD)
+        for crd in self.hooks.custom_resources():
+            registry.register_crd(dict(crd))
+        for admit in self.hooks.admitters():
+            self.cluster.add_admitter(admit, phase="mutating")
+            self.cluster.add_admitter(admit, phase="validating")
+        self.cluster.watch(self._on_write)
+        factories = self.hooks.controllers()
+        waiters = self.hooks.controller_waiters()
+        selection = select_controllers(self.scenario.spec.controllers, list(factories) + list(waiters))
+        self.simulation, self.pre_simulation = selection.simulation, selection.pre_simulation
+        for name in self.simulation:
+            if name not in factories:
+                raise ScenarioFailed(f"SimulationController {name!r} is not an installed in-process controller")
+        self.cluster.create(self._scenario_object(), actor=ENGINE_ACTOR)
+        for name in self.pre_simulation + self.simulation:
+            if name in factories:
+                ctx = ControllerContext(
+                    name=name, cluster=self.cluster, clock=self.clock, timeline=self.timeline,
+                    hooks=self.hooks, gate=self.scenario.status.step_status,
+                    options=self.options.plugin_options, seed=self.options.seed,
+                )
+                try:
+                    self.controllers[name] = factories[name](ctx)
+                except (ApiError, InvalidInput):
+                    raise
+                except Exception as exc:
+                    raise ScenarioFailed(f"controller {name!r} failed to start: {type(exc).__name__}: {exc}") from exc
+            else:
+                self.external_waiters[name] = waiters[name]
+
+    def _scenario_object(self) -> dict[str, Any]:
+        obj: dict[str, Any] = unstructure(self.scenario)
+        obj["status"].pop("scenarioResult", None)
+        return obj
+
+    # --- the step machine ---------------------------------------------------
+
+    def _set_phase(self, phase: StepPhase) -> None:
+        self.scenario.status.step_status.phase = phase
+
+    def _run_steps(self, first: int) -> None:
+        major = first
+        try:
+            while True:
+                if major > 0:  # MajorStep N starts N step durations after the start time
+                    self.clock.advance(self.options.step_duration)
+                ops = self._operations()
+                self.scenario.status.step_status.step = ScenarioStep(major, 0)
+                self._last_step = major
+                done = self._run_step([(i, op) for i, op in enumerate(ops) if op.step == major])
+                self._report_progress()
+                if done:
+                    self._finish(ScenarioPhase.SUCCEEDED)
+                    return
+                if not any(op.step > major for op in self._operations()):
+                    self._finish(ScenarioPhase.PAUSED)
+                    return
+                if self.options.update_strategy == "AtMovingNextStep":
+                    self._publish(with_result=True)
+                major += 1
+        except ScenarioFailed as exc:
+            self._fail(str(exc))
+
+    def _run_step(self, ops: list[tuple[int, ScenarioOperation]]) -> bool:
+        """Run one MajorStep with its (index, operation) pairs; True when it held the done operation."""
+        status = self.scenario.status.step_status
+        status.running_simulation_controller = ""
+        self._set_phase(StepPhase.OPERATING)
+        done_op = None
+        for index, op in ops:
+            if op.done_operation is not None:
+                done_op = op
+                continue
+            self._apply(index, op)
+        self._settle()
+        self._set_phase(StepPhase.OPERATING_COMPLETED)
+        for name in self.simulation:
+            self._run_simulation_controller(name)
+        self._set_phase(StepPhase.FINISHED)
+        if done_op is not None and done_op.done_operation is not None:
+            self.timeline.record(id=done_op.id, actor="scenario", done=DoneOperationResult(done_op.done_operation))
+            return True
+        return False
+
+    def _run_simulation_controller(self, name: str) -> None:
+        controller = self.controllers[name]
+        waiter = controller.waiter()
+        status = self.scenario.status.step_status
+        status.running_simulation_controller = name
+        self._set_phase(StepPhase.CONTROLLER_RUNNING)
+        idle = 0
+        while not waiter.satisfied():
+            did = self._loop(controller)
+            if self.hooks.check_scenario_step_phase(name, status):
+                self._settle()
+                self._set_phase(StepPhase.OPERATING_COMPLETED)
+                self._set_phase(StepPhase.CONTROLLER_RUNNING)
+            idle = 0 if did else idle + 1
+            if idle >= 3 and not waiter.satisfied():
+                raise ScenarioFailed(
+                    f"SimulationController {name!r} has nothing to do but its waiter is not satisfied"
+                )
+        self._set_phase(StepPhase.CONTROLLER_COMPLETED)
+
+    def _loop(self, controller: Controller) -> bool:
+        self.loops += 1
+        if self.loops > self.options.max_loops:
+            raise ScenarioFailed(f"stopped after {self.options.max_loops} controller loops without settling")
+        try:
+            return controller.run_once()
+        except ScenarioFailed:
+            raise
+        except ApiError as exc:
+            raise ScenarioFailed(f"controller {controller.name!r}: {exc.message}") from exc
+        except Exception as exc:
+            self.log.debug("controller crashed", controller=controller.name, exc_info=True)
+            raise ScenarioFailed(f"controller {controller.name!r} crashed: {type(exc).__name__}: {exc}") from exc
+
+    def _settle(self) -> None:
+        """Run PreSimulationControllers round-robin until none has work and every waiter holds."""
+        pre = [self.controllers[n] for n in self.pre_simulation if n in self.controllers]
+        while True:
+            progress = False
+            for controller in pre:
+                progress = self._loop(controller) or progress
+            if progress:
+                continue
+            for name in self.pre_simulation:
+                waiter = self.controllers[name].waiter() if name in self.controllers else self.external_waiters[name]
+                if not waiter.satisfied():
+                    raise ScenarioFailed(
+                        f"PreSimulationController {name!r} cannot settle: it has nothing left to do "
+                        "but its waiter is not satisfied"
+                    )
+            return
+
+    # --- operations ---------------------------------------------------------
+
+    def _operations(self) -> list[ScenarioOperation]:
+        """The scenario's operations as stored in the cluster (users may add some while it runs)."""
+        obj = self.cluster.get(API_VERSION, "Scenario", self.scenario.name)
+        version = obj["metadata"].get("resourceVersion")
+        if version != self._spec_version:
+            spec = structure(obj.get("spec") or {}, ScenarioSpec, path="spec")
+            scenario = assign_operation_ids(attrs.evolve(self.scenario, spec=spec))
+            problems = validate_scenario(scenario, scope=self._scope, allow_unknown_targets=True)
+            if problems:
+                raise ScenarioFailed("invalid operations added: " + "; ".join(str(p) for p in problems))
+            past = [op for op in scenario.spec.operations[len(self.scenario.spec.operations):]
+                    if op.step <= self._last_step]
+            for op in past:
+                self.log.warning("operation added for a past step is ignored", id=op.id, step=op.step)
+            self.scenario = attrs.evolve(scenario, status=self.scenario.status)
+            self._spec_version = version
+        return self.scenario.spec.operations
+
+    def _scope(self, api_version: str, kind: str) -> bool | None:
+        try:
+            return self.cluster.registry.lookup(api_version, kind).namespaced
+        except ApiError:
+            return None
+
+    def _apply(self, index: int, op: ScenarioOperation) -> None:
+        where = f"spec.operations[{index}] (id {op.id}, step {op.step})"
+        try:
+            if op.create_operation is not None:
+                c = op.create_operation
+                obj = copy.deepcopy(c.object)
+                if c.create_options and "All" in (c.create_options.dry_run or []):
+                    return
+                result = self.cluster.create(obj, actor="scenario")
+                self.timeline.record(id=op.id, actor="scenario", create=CreateOperationResult(c, result))
+            elif op.patch_operation is not None:
+                p = op.patch_operation
+                if p.patch_options and "All" in (p.patch_options.dry_run or []):
+                    return
+                body = parse_patch(p.patch, p.patch_type)
+                result = self.cluster.patch(
+                    p.type_meta.api_version, p.type_meta.kind, p.object_meta.name, body,
+                    PATCH_TYPES[p.patch_type], namespace=p.object_meta.namespace, actor="scenario",
+                )
+                self.timeline.record(id=op.id, actor="scenario", patch=PatchOperationResult(p, result))
+            elif op.delete_operation is not None:
+                d = op.delete_operation
+                opts = d.delete_options
+                if opts and "All" in (opts.dry_run or []):
+                    return
+                if opts and opts.preconditions:
+                    self._check_preconditions(d.type_meta.api_version, d.type_meta.kind,
+                                              d.object_meta.name, d.object_meta.namespace, opts.preconditions)
+                self.cluster.delete(
+                    d.type_meta.api_version, d.type_meta.kind, d.object_meta.name, d.object_meta.namespace,
+                    actor="scenario",
+                    propagation_policy=opts.propagation_policy if opts else None,
+                    grace_period_seconds=opts.grace_period_seconds if opts else None,
+                )
+                self.timeline.record(id=op.id, actor="scenario", delete=DeleteOperationResult(d))
+        except ApiError as exc:
+            raise ScenarioFailed(f"{where}: {exc.message}") from exc
+        except ValueError as exc:
+            raise ScenarioFailed(f"{where}: {exc}") from exc
+
+    def _check_preconditions(self, api_version: str, kind: str, name: str, namespace: str | None,
+                             pre: Any) -> None:
+        from kubesim.errors import Conflict
+
+        obj = self.cluster.get(api_version, kind, name, namespace)
+        meta = obj["metadata"]
+        if pre.uid is not None and pre.uid != meta.get("uid"):
+            raise Conflict(f"Precondition failed: UID in precondition: {pre.uid}, UID in object meta: {meta.get('uid')}")
+        if pre.resource_version is not None and pre.resource_version != meta.get("resourceVersion"):
+            raise Conflict(
+                f"Precondition failed: ResourceVersion in precondition: {pre.resource_version}, "
+                f"ResourceVersion in object meta: {meta.get('resourceVersion')}"
+            )
+
+    # --- watch, results, endings -------------------------------------------
+
+    def _on_write(self, event: WatchEvent) -> None:
+        status = self.scenario.status.step_status
+        if (event.actor == status.running_simulation_controller
+                and status.phase == StepPhase.CONTROLLER_RUNNING):
+            # KEP-140 step 5: the SimulationController's write pauses it and moves MinorStep.
+            status.phase = StepPhase.CONTROLLER_PAUSED
+            status.step = ScenarioStep(status.step.major, status.step.minor + 1)
+        self.timeline.observe(event)
+
+    def _publish(self, *, with_result: bool) -> None:
+        """Write status (and, per UPDATE_SCENARIO_RESULTS_STRATEGY, the result) to the Scenario object."""
+        obj = copy.deepcopy(self.cluster.get(API_VERSION, "Scenario", self.scenario.name))
+        status: dict[str, Any] = unstructure(self.scenario.status)
+        if not with_result:
+            status["scenarioResult"] = obj.get("status", {}).get("scenarioResult")
+            if status["scenarioResult"] is None:
+                status.pop("scenarioResult")
+        obj["status"] = status
+        self.cluster.update(obj, actor=ENGINE_ACTOR, subresource="status")
+
+    def _sync_result(self) -> None:
+        result = self.scenario.status.scenario_result
+        assert result is not None
+        result.timeline = self.timeline.timeline
+
+    def _report_progress(self) -> None:
+        self._sync_result()
+        if self.progress is not None:
+            self.progress(self)
+
+    def _finish(self, phase: ScenarioPhase) -> None:
+        self.scenario.status.phase = phase
+        self._sync_result()
+        strategy = self.options.update_strategy
+        with_result = strategy != "OnDone" or phase in (ScenarioPhase.SUCCEEDED, ScenarioPhase.FAILED)
+        self._publish(with_result=with_result)
+        self.log.info("scenario ended", phase=phase.value, step=self.scenario.status.step_status.step.major,
+                      events=self.timeline.event_count())
+
+    def _fail(self, message: str) -> None:
+        self.scenario.status.message = message
+        self.log.error("scenario failed", message=message)
+        try:
+            self._finish(ScenarioPhase.FAILED)
+        except Exception:  # the cluster may be unusable; the in-memory result still stands
+            self.scenario.status.phase = ScenarioPhase.FAILED
+            self._sync_result()
+
+
+class Simulator:
+    """Runs scenarios one at a time in the given (creation) order."""
+
+    def __init__(self, hooks: Hooks, options: EngineOptions | None = None,
+                 progress: ProgressCallback | None = None) -> None:
+        self.hooks = hooks
+        self.options = options or EngineOptions()
+        self.progress = progress
+        self.runs: list[ScenarioRun] = []
+
+    def run(self, scenarios: Sequence[Scenario]) -> list[Scenario]:
+        """Run every scenario; each ends Succeeded, Paused or Failed. Returns them with status."""
+        out = []
+        for scenario in scenarios:
+            run = ScenarioRun(scenario, self.hooks, self.options, self.progress)
+            self.runs.append(run)
+            run.start()
+            run.close()
+            out.append(run.scenario)
+        return out

@@ -1,0 +1,126 @@
+"""Builds a scenario's timeline from operation results and observed writes.
+
+Writes of the scenario's own operations are recorded by the engine with the
+operation's id. Every other create, update and delete (controllers, the garbage
+collector) is recorded from the cluster's watch stream with a generated id.
+Status-subresource writes are not recorded (they would drown the timeline) and
+bindings are recorded by the scheduler as PodScheduled events with its results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import json_merge_patch
+
+from kubesim.api import (
+    API_VERSION,
+    KIND,
+    CreateOperation,
+    CreateOperationResult,
+    DeleteOperation,
+    DeleteOperationResult,
+    ObjectMeta,
+    PatchOperation,
+    PatchOperationResult,
+    PodResult,
+    ScenarioStep,
+    ScenarioTimelineEvent,
+    TypeMeta,
+)
+
+if TYPE_CHECKING:
+    from kubesim.cluster import WatchEvent
+
+__all__ = ["SCENARIO_ACTORS", "TimelineRecorder"]
+
+SCENARIO_ACTORS = frozenset({"scenario", "scenario-controller"})
+"""Actors whose writes the engine records itself (or not at all)."""
+
+_UNRECORDED_SUBRESOURCES = frozenset({"status", "binding"})
+
+
+def _type_meta(obj: dict[str, Any]) -> TypeMeta:
+    return TypeMeta(obj.get("apiVersion", ""), obj.get("kind", ""))
+
+
+def _object_meta(obj: dict[str, Any]) -> ObjectMeta:
+    meta = obj.get("metadata", {})
+    return ObjectMeta(meta.get("name", ""), meta.get("namespace"), meta.get("uid"))
+
+
+class TimelineRecorder:
+    """The growing timeline of one scenario, keyed by MajorStep."""
+
+    def __init__(self, step: Callable[[], ScenarioStep]) -> None:
+        self._step = step
+        self.timeline: dict[str, list[ScenarioTimelineEvent]] = {}
+        self._counter = 0
+        self._pod_created: dict[tuple[str, str], ScenarioStep] = {}
+
+    @property
+    def step(self) -> ScenarioStep:
+        """The scenario's current step."""
+        return self._step()
+
+    def _next_id(self) -> str:
+        self._counter += 1
+        return f"event-{self._counter}"
+
+    def record(self, *, id: str | None = None, actor: str | None = None, **result: Any) -> ScenarioTimelineEvent:
+        """Append an event at the current step; `result` sets exactly one result field.
+
+        Example: `record(actor="scheduler", pod_scheduled=PodResult(...))`.
+        """
+        if len(result) != 1:
+            raise ValueError(f"a timeline event has exactly one result, got {sorted(result)}")
+        step = self._step()
+        event = ScenarioTimelineEvent(id=id or self._next_id(), step=step, actor=actor, **result)
+        self.timeline.setdefault(str(step.major), []).append(event)
+        return event
+
+    def pod_created_at(self, pod: dict[str, Any]) -> ScenarioStep:
+        """The step at which a pod was created (the current step when unknown)."""
+        meta = pod.get("metadata", {})
+        return self._pod_created.get((meta.get("namespace", ""), meta.get("name", "")), self._step())
+
+    def record_pod(self, kind: str, result: PodResult, *, actor: str) -> ScenarioTimelineEvent:
+        """Record a PodScheduled, PodUnscheduled or PodPreempted event.
+
+        :param kind: "podScheduled", "podUnscheduled" or "podPreempted"
+        """
+        field = {"podScheduled": "pod_scheduled", "podUnscheduled": "pod_unscheduled", "podPreempted": "pod_preempted"}[kind]
+        return self.record(actor=actor, **{field: result})
+
+    def observe(self, event: WatchEvent) -> None:
+        """Watch handler: remember pod creation steps and record controllers' writes."""
+        obj = event.object
+        if obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1" and event.type == "ADDED":
+            meta = obj.get("metadata", {})
+            self._pod_created[(meta.get("namespace", ""), meta.get("name", ""))] = self._step()
+        if (event.actor in SCENARIO_ACTORS or event.subresource in _UNRECORDED_SUBRESOURCES
+                or (obj.get("kind") == KIND and obj.get("apiVersion") == API_VERSION)):
+            return  # the engine records these itself; the Scenario object is not simulated state
+        if event.type == "ADDED":
+            self.record(actor=event.actor, create=CreateOperationResult(CreateOperation(obj), obj))
+        elif event.type == "MODIFIED":
+            patch = json_merge_patch.create_patch(event.old_object or {}, obj)
+            op = PatchOperation(
+                _type_meta(obj), _object_meta(obj),
+                patch=_dump(patch), patch_type="application/merge-patch+json",
+            )
+            self.record(actor=event.actor, patch=PatchOperationResult(op, obj))
+        elif event.type == "DELETED":
+            op_d = DeleteOperation(_type_meta(obj), _object_meta(obj))
+            self.record(actor=event.actor, delete=DeleteOperationResult(op_d))
+
+    def event_count(self) -> int:
+        """How many events the timeline holds."""
+        return sum(len(v) for v in self.timeline.values())
+
+
+def _dump(data: Any) -> str:
+    import json
+
+    return json.dumps(data, separators=(",", ":"), sort_keys=True)
