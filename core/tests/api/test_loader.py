@@ -1,0 +1,71 @@
+"""Scenario files: YAML/JSON, several documents, and the errors for broken files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kubesim.api import API_VERSION
+from kubesim.api.loader import load_scenarios
+from kubesim.errors import InvalidInput
+
+DOC = f"""
+apiVersion: {API_VERSION}
+kind: Scenario
+metadata: {{name: NAME}}
+spec:
+  controllers: {{simulationControllers: {{enabled: [{{name: scheduler}}]}}}}
+  operations:
+  - step: 0
+    doneOperation: {{}}
+"""
+
+
+def errors(path: Path) -> list[str]:
+    with pytest.raises(InvalidInput) as info:
+        load_scenarios(path)
+    return [str(p) for p in info.value.problems]
+
+
+def test_several_yaml_documents_load_in_file_order(tmp_path: Path) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text(DOC.replace("NAME", "first") + "---\n" + DOC.replace("NAME", "second"))
+    assert [s.name for s in load_scenarios(f)] == ["first", "second"]
+
+
+def test_a_json_list_of_scenarios_loads(tmp_path: Path) -> None:
+    import yaml
+
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps([yaml.safe_load(DOC.replace("NAME", n)) for n in ("a", "b")]))
+    assert [s.name for s in load_scenarios(f)] == ["a", "b"]
+
+
+def test_yaml_syntax_error_names_file_line_and_column(tmp_path: Path) -> None:
+    f = tmp_path / "bad.yaml"
+    f.write_text("spec:\n  operations: [\n")
+    [message] = errors(f)
+    assert message.startswith(f"{f}: line ")
+    assert "YAML syntax error" in message
+
+
+def test_json_syntax_error_names_the_line(tmp_path: Path) -> None:
+    f = tmp_path / "bad.json"
+    f.write_text('{"a": 1,\n}')
+    [message] = errors(f)
+    assert message.startswith(f"{f}: line 2 column 1: JSON syntax error")
+
+
+def test_missing_file_and_empty_file(tmp_path: Path) -> None:
+    assert errors(tmp_path / "nope.yaml") == [f"{tmp_path / 'nope.yaml'}: cannot read file: No such file or directory"]
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("# nothing\n")
+    assert errors(empty) == [f"{empty}: the file holds no scenario"]
+
+
+def test_problems_name_the_document_when_a_file_has_several(tmp_path: Path) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text(DOC.replace("NAME", "ok") + "---\n" + DOC.replace("NAME", "bad").replace("step: 0", "step: x"))
+    assert errors(f) == [f"{f} [document 1]: spec.operations[0].step: expected an integer, got the string 'x'"]

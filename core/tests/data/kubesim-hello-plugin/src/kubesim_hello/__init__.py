@@ -1,0 +1,1 @@
+"""A minimal third-party kubesim plugin used by the test suite."""
