@@ -159,6 +159,13 @@ def test_update_without_resource_version_is_unconditional(cluster: Cluster) -> N
     assert updated["data"] == {"a": "9"}
 
 
+def test_updating_a_stored_object_in_place_is_caught(cluster: Cluster) -> None:
+    cluster.create(CM)
+    stored = cluster.list("v1", "ConfigMap")[0]
+    with pytest.raises(ValueError, match="copy it first"):
+        cluster.update(stored)
+
+
 def test_update_of_a_missing_object(cluster: Cluster) -> None:
     with pytest.raises(NotFound, match='configmaps "cfg" not found'):
         cluster.update(CM)

@@ -20,7 +20,6 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
-import attrs
 import structlog
 
 from kubesim.clock import Clock, format_time
@@ -108,19 +107,18 @@ class Cluster:
         metav1.LabelSelector dict or a parsed LabelSelector; invalid selectors raise BadRequest.
         """
         rt = self.registry.lookup(api_version, kind)
+        labels = None if label_selector is None else LabelSelector.of(label_selector)
+        fields = field_selector if field_selector is None or isinstance(field_selector, FieldSelector) \
+            else FieldSelector.parse(field_selector)
         bucket = self._store.buckets.get((rt.group, rt.kind))
         if bucket is None or not bucket.objects:
             return []
         items = bucket.values(namespace if rt.namespaced and namespace else None)
-        if label_selector is not None:
-            selector = LabelSelector.of(label_selector)
-            if not selector.empty:
-                match = selector.matches
-                items = [o for o in items if match(o["metadata"].get("labels"))]
-        if field_selector is not None:
-            fields = field_selector if isinstance(field_selector, FieldSelector) else FieldSelector.parse(field_selector)
-            if not fields.empty:
-                items = [o for o in items if fields.matches(o)]
+        if labels is not None and not labels.empty:
+            match = labels.matches
+            items = [o for o in items if match(o["metadata"].get("labels"))]
+        if fields is not None and not fields.empty:
+            items = [o for o in items if fields.matches(o)]
         return items
 
     def objects(self) -> _Objects:
@@ -131,7 +129,7 @@ class Cluster:
 
     def create(self, obj: dict[str, Any], *, actor: str = "scenario") -> dict[str, Any]:
         """Create an object (POST); returns the stored object as a copy."""
-        with self._request():
+        with self._api_call():
             rt = self._type_of(obj)
             created = self._create(rt, copy_tree(obj), actor)
         return copy_tree(created)
@@ -139,11 +137,15 @@ class Cluster:
     def update(self, obj: dict[str, Any], *, actor: str = "scenario",
                subresource: str | None = None) -> dict[str, Any]:
         """Replace an object (PUT); Conflict when metadata.resourceVersion is set and stale."""
-        with self._request():
+        with self._api_call():
             rt = self._type_of(obj)
             new = copy_tree(obj)
             meta = _metadata(new)
             key = self._key(rt, meta.get("namespace"), _name(meta))
+            stored = self._store.get(rt, key)
+            if stored is not None and (stored is obj or stored["metadata"] is obj.get("metadata")):
+                raise ValueError("update() was given the stored object itself (from list(), objects() or a watch "
+                                 "event), which must not be mutated: copy it first with copy_tree()")
             if rt.namespaced:
                 meta["namespace"] = key[0]
             updated = self._update(rt, key, new, actor, subresource)
@@ -153,7 +155,7 @@ class Cluster:
               patch_type: str, *, namespace: str | None = None, actor: str = "scenario",
               subresource: str | None = None) -> dict[str, Any]:
         """Patch an object (merge, JSON or strategic merge patch; long or short type names)."""
-        with self._request():
+        with self._api_call():
             rt = self.registry.lookup(api_version, kind)
             content_type = patch_kind(patch_type, self.registry.is_builtin(rt))
             key = self._key(rt, namespace, name)
@@ -180,7 +182,7 @@ class Cluster:
                              + ", ".join(f'"{p}"' for p in _POLICIES))
         if grace_period_seconds is not None and grace_period_seconds < 0:
             raise BadRequest(f"gracePeriodSeconds: Invalid value: {grace_period_seconds}: must be >= 0")
-        with self._request():
+        with self._api_call():
             rt = self.registry.lookup(api_version, kind)
             key = self._key(rt, namespace, name)
             obj = self._existing(rt, key)
@@ -189,7 +191,7 @@ class Cluster:
 
     def bind(self, namespace: str, name: str, node_name: str, *, actor: str = "scheduler") -> dict[str, Any]:
         """Bind a pod to a node (pods/binding): set spec.nodeName and the PodScheduled condition."""
-        with self._request():
+        with self._api_call():
             rt = self._pods
             key = (namespace or "default", name)
             pod = self._existing(rt, key)
@@ -243,7 +245,7 @@ class Cluster:
         return self._stamp[1]
 
     @contextmanager
-    def _request(self) -> Iterator[None]:
+    def _api_call(self) -> Iterator[None]:
         """Deliver the events a request queued, also when it failed half-way."""
         try:
             yield
@@ -274,36 +276,43 @@ class Cluster:
             raise NotFound(f'{rt.group_resource} "{key[1]}" not found')
         return obj
 
-    def _admit(self, operation: str, rt: ResourceType, key: Key, obj: dict[str, Any] | None,
-               old: dict[str, Any] | None, actor: str, subresource: str | None) -> dict[str, Any] | None:
-        """Run the registered mutating then validating admitters (no-op when there are none)."""
-        if not self._admission:
-            return obj
-        request = AdmissionRequest(operation, rt, subresource, key[0] if rt.namespaced else None, key[1],
-                                   obj, old, actor, MUTATING)
-        mutated = self._admission.mutate(request)
-        if mutated is not obj and mutated is not None:
-            _check_identity(mutated, obj)
-        self._admission.validate(attrs.evolve(request, object=mutated, phase=VALIDATING))
-        return mutated
+    def _admission_request(self, operation: str, rt: ResourceType, key: Key, obj: dict[str, Any] | None,
+                           old: dict[str, Any] | None, actor: str, subresource: str | None,
+                           phase: str) -> AdmissionRequest:
+        return AdmissionRequest(operation, rt, subresource, key[0] if rt.namespaced else None, key[1],
+                                obj, old, actor, phase)
 
     def _mutate(self, operation: str, rt: ResourceType, key: Key, obj: dict[str, Any],
                 old: dict[str, Any] | None, actor: str, subresource: str | None) -> dict[str, Any]:
+        """Run the registered mutating admitters; the result may be a new (patched) object."""
         if not self._admission:
             return obj
-        request = AdmissionRequest(operation, rt, subresource, key[0] if rt.namespaced else None, key[1],
-                                   obj, old, actor, MUTATING)
-        mutated = self._admission.mutate(request)
+        mutated = self._admission.mutate(self._admission_request(operation, rt, key, obj, old, actor,
+                                                                 subresource, MUTATING))
         if mutated is None or mutated is obj:
             return obj
         _check_identity(mutated, obj)
         return mutated
 
-    def _validate(self, operation: str, rt: ResourceType, key: Key, obj: dict[str, Any],
+    def _validate(self, operation: str, rt: ResourceType, key: Key, obj: dict[str, Any] | None,
                   old: dict[str, Any] | None, actor: str, subresource: str | None) -> None:
+        """Run the registered validating admitters."""
         if self._admission:
-            self._admission.validate(AdmissionRequest(operation, rt, subresource, key[0] if rt.namespaced else None,
-                                                      key[1], obj, old, actor, VALIDATING))
+            self._admission.validate(self._admission_request(operation, rt, key, obj, old, actor, subresource,
+                                                             VALIDATING))
+
+    def _admit(self, operation: str, rt: ResourceType, key: Key, obj: dict[str, Any] | None,
+               old: dict[str, Any] | None, actor: str, subresource: str | None) -> dict[str, Any] | None:
+        """Both admission phases for requests without built-in steps between them (DELETE, binding)."""
+        if not self._admission:
+            return obj
+        if obj is None:
+            self._admission.mutate(self._admission_request(operation, rt, key, None, old, actor, subresource,
+                                                           MUTATING))
+        else:
+            obj = self._mutate(operation, rt, key, obj, old, actor, subresource)
+        self._validate(operation, rt, key, obj, old, actor, subresource)
+        return obj
 
     # --- create -----------------------------------------------------------------------
 

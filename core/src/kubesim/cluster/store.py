@@ -153,13 +153,12 @@ class ObjectStore:
                 return True
         return False
 
-    def dependents(self, uid: str, where: Callable[[dict[str, Any]], bool] | None = None) -> list[Ref]:
+    def dependents(self, uid: str) -> list[Ref]:
         """Objects owned by `uid`, in (group, kind, namespace, name) order."""
         refs = self._dependents.get(uid)
         if not refs:
             return []
-        found = [r for r in refs if where is None or where(self.get(*r) or {})]
-        return sorted(found, key=lambda r: (r[0].group, r[0].kind, r[1]))
+        return sorted(refs, key=lambda r: (r[0].group, r[0].kind, r[1]))
 
     def each(self, types: list[ResourceType], namespace: str | None = None) -> Iterator[tuple[ResourceType, dict[str, Any]]]:
         """Every stored object of the given kinds, in that order, then by (namespace, name)."""
