@@ -55,9 +55,10 @@ def patch_kind(patch_type: str, builtin: bool) -> str:
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386 JSON merge patch; `target` may be changed in place, the result is returned."""
+    """RFC 7386 JSON merge patch. `target` may be changed in place and the result may share
+    parts of `patch`: pass copies (apply_patch does)."""
     if type(patch) is not dict:
-        return copy_tree(patch)
+        return patch
     if type(target) is not dict:
         target = {}
     for key, value in patch.items():
