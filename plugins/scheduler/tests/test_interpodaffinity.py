@@ -1484,3 +1484,31 @@ def test_queueing_hints() -> None:
         == QueueingHint.QUEUE_SKIP
     )
     assert _after_node_change(pod, n_old, node("n1", {"zone": "a"})) == QueueingHint.QUEUE
+
+
+def test_apply_match_label_keys_as_apiserver_does() -> None:
+    from kubesim_scheduler.plugins.interpodaffinity.terms import apply_match_label_keys
+
+    t = term(sel({"app": "web"}), "zone")
+    t["matchLabelKeys"] = ["rev", "absent"]
+    t["mismatchLabelKeys"] = ["team"]
+    nil_sel = {"topologyKey": "zone", "matchLabelKeys": ["rev"]}
+    pod = (
+        Pod("p")
+        .labels({"app": "web", "rev": "7", "team": "a"})
+        .affinity(affinity(anti_req=[t, nil_sel]))
+        .obj()
+    )
+    apply_match_label_keys(pod)
+    anti = pod["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert anti[0]["labelSelector"]["matchExpressions"] == [
+        {"key": "rev", "operator": "In", "values": ["7"]},
+        {"key": "team", "operator": "NotIn", "values": ["a"]},
+    ]
+    assert "labelSelector" not in anti[1]
+    idx = make_index(
+        [node("n1", {"zone": "z"})],
+        [Pod("same").node("n1").labels({"app": "web", "rev": "7", "team": "b"}).obj()],
+    )
+    state, _ = pre_filter(pod, idx, {})
+    assert state is not None and state.anti_affinity_counts == {("zone", "z"): 1}

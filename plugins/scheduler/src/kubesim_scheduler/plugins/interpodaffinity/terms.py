@@ -17,6 +17,7 @@ __all__ = [
     "AffinityTerm",
     "PodAffinityInfo",
     "WeightedAffinityTerm",
+    "apply_match_label_keys",
     "merge_namespace_selector",
     "pod_affinity_info",
 ]
@@ -154,3 +155,31 @@ def merge_namespace_selector(term: AffinityTerm, namespaces: Mapping[str, Mappin
         if sel.matches(labels or {}):
             names.add(name)
     return AffinityTerm(frozenset(names), term.selector, term.topology_key, NOTHING)
+
+
+def apply_match_label_keys(pod: dict[str, Any]) -> dict[str, Any]:
+    """Merge matchLabelKeys/mismatchLabelKeys of pod (anti-)affinity terms into their labelSelector.
+
+    In v1.34 kube-apiserver does this once at pod creation (the scheduler only reads the
+    merged labelSelector), so it belongs in the simulator's admission, not in the plugin.
+    Mutates and returns `pod`. upstream: pkg/registry/core/pod/strategy.go
+    (applyMatchLabelKeysAndMismatchLabelKeys).
+    """
+    labels = (pod.get("metadata") or {}).get("labels") or {}
+    affinity = (pod.get("spec") or {}).get("affinity") or {}
+    for kind in ("podAffinity", "podAntiAffinity"):
+        a = affinity.get(kind) or {}
+        terms = list(a.get("requiredDuringSchedulingIgnoredDuringExecution") or [])
+        terms += [
+            w.get("podAffinityTerm") or {}
+            for w in a.get("preferredDuringSchedulingIgnoredDuringExecution") or []
+        ]
+        for t in terms:
+            match, mismatch = t.get("matchLabelKeys") or [], t.get("mismatchLabelKeys") or []
+            sel = t.get("labelSelector")
+            if (not match and not mismatch) or sel is None:
+                continue
+            exprs = sel.setdefault("matchExpressions", [])
+            exprs += [{"key": k, "operator": "In", "values": [labels[k]]} for k in match if k in labels]
+            exprs += [{"key": k, "operator": "NotIn", "values": [labels[k]]} for k in mismatch if k in labels]
+    return pod
