@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from kubesim.clock import Clock
 from kubesim.cluster import Cluster, WatchEvent
 
@@ -42,12 +41,16 @@ def pod(name: str, namespace: str = "default", **spec: Any) -> dict[str, Any]:
     }
 
 
-def owned(obj: dict[str, Any], owner: dict[str, Any], *, block: bool | None = None,
-          controller: bool = True) -> dict[str, Any]:
+def owned(
+    obj: dict[str, Any], owner: dict[str, Any], *, block: bool | None = None, controller: bool = True
+) -> dict[str, Any]:
     """`obj` with an ownerReference to `owner` (a stored object)."""
     ref: dict[str, Any] = {
-        "apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": owner["metadata"]["name"],
-        "uid": owner["metadata"]["uid"], "controller": controller,
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": owner["metadata"]["name"],
+        "uid": owner["metadata"]["uid"],
+        "controller": controller,
     }
     if block is not None:
         ref["blockOwnerDeletion"] = block
@@ -56,13 +59,21 @@ def owned(obj: dict[str, Any], owner: dict[str, Any], *, block: bool | None = No
 
 
 def replicaset(name: str, namespace: str = "default") -> dict[str, Any]:
-    return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": name, "namespace": namespace},
-            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}}},
+    }
 
 
 def deployment(name: str, namespace: str = "default") -> dict[str, Any]:
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": namespace},
-            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}}},
+    }
 
 
 def summary(events: list[WatchEvent]) -> list[tuple[str, str, str, str]]:

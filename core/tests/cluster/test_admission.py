@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from kubesim.cluster import AdmissionRequest, AdmissionResponse, Cluster
 from kubesim.errors import ApiError, Conflict, Forbidden, Invalid
 
@@ -18,8 +17,10 @@ def _priority_class(name: str, value: int, **extra: Any) -> dict[str, Any]:
 
 def test_pod_defaults(cluster: Cluster, build: Any) -> None:
     p = build.pod("p")
-    p["spec"]["containers"][0].update(resources={"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "500m"}},
-                                      ports=[{"containerPort": 80}])
+    p["spec"]["containers"][0].update(
+        resources={"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "500m"}},
+        ports=[{"containerPort": 80}],
+    )
     spec = cluster.create(p)["spec"]
     assert spec["schedulerName"] == "default-scheduler"
     assert spec["restartPolicy"] == "Always"
@@ -36,13 +37,16 @@ def test_defaults_do_not_override_given_values(cluster: Cluster, build: Any) -> 
     assert (spec["schedulerName"], spec["restartPolicy"]) == ("mine", "Never")
 
 
-@pytest.mark.parametrize(("limits", "requests", "qos"), [
-    ({"cpu": "1", "memory": "1Gi"}, None, "Guaranteed"),
-    ({"cpu": "1", "memory": "1Gi"}, {"cpu": "500m"}, "Burstable"),
-    (None, {"cpu": "100m"}, "Burstable"),
-    (None, {"cpu": "0"}, "BestEffort"),
-    (None, None, "BestEffort"),
-])
+@pytest.mark.parametrize(
+    ("limits", "requests", "qos"),
+    [
+        ({"cpu": "1", "memory": "1Gi"}, None, "Guaranteed"),
+        ({"cpu": "1", "memory": "1Gi"}, {"cpu": "500m"}, "Burstable"),
+        (None, {"cpu": "100m"}, "Burstable"),
+        (None, {"cpu": "0"}, "BestEffort"),
+        (None, None, "BestEffort"),
+    ],
+)
 def test_qos_class(cluster: Cluster, build: Any, limits: Any, requests: Any, qos: str) -> None:
     p = build.pod("p")
     resources = {k: v for k, v in (("limits", limits), ("requests", requests)) if v is not None}
@@ -96,22 +100,33 @@ def test_pod_validation(cluster: Cluster, build: Any) -> None:
     assert info.value.message == 'Pod "p" is invalid: spec.containers: Required value'
     with pytest.raises(Invalid) as info:
         cluster.create(build.pod("p", containers=[{"name": "a"}, {"name": "a"}, {"image": "x"}]))
-    assert info.value.message == ('Pod "p" is invalid: [spec.containers[1].name: Duplicate value: "a", '
-                                  "spec.containers[2].name: Required value]")
+    assert info.value.message == (
+        'Pod "p" is invalid: [spec.containers[1].name: Duplicate value: "a", '
+        "spec.containers[2].name: Required value]"
+    )
     with pytest.raises(Invalid, match="must be less than or equal to cpu limit of 1"):
-        cluster.create(build.pod("p", containers=[{"name": "a", "resources": {"limits": {"cpu": "1"},
-                                                                             "requests": {"cpu": "2"}}}]))
+        cluster.create(
+            build.pod(
+                "p",
+                containers=[{"name": "a", "resources": {"limits": {"cpu": "1"}, "requests": {"cpu": "2"}}}],
+            )
+        )
 
 
 def test_mutating_admitter_patch_is_applied(cluster: Cluster, build: Any) -> None:
     def inject(req: AdmissionRequest) -> AdmissionResponse | None:
         if req.resource.kind != "Pod" or req.operation != "CREATE" or req.subresource:
             return None
-        assert req.object is not None and req.object["spec"]["schedulerName"] == "default-scheduler"  # built-ins ran
-        return AdmissionResponse(name="injector", patch=[
-            {"op": "add", "path": "/metadata/labels", "value": {"injected": "true"}},
-            {"op": "add", "path": "/spec/containers/-", "value": {"name": "sidecar", "image": "s"}},
-        ])
+        assert (
+            req.object is not None and req.object["spec"]["schedulerName"] == "default-scheduler"
+        )  # built-ins ran
+        return AdmissionResponse(
+            name="injector",
+            patch=[
+                {"op": "add", "path": "/metadata/labels", "value": {"injected": "true"}},
+                {"op": "add", "path": "/spec/containers/-", "value": {"name": "sidecar", "image": "s"}},
+            ],
+        )
 
     cluster.add_admitter(inject, phase="mutating")
     created = cluster.create(build.pod("p"))
@@ -121,27 +136,44 @@ def test_mutating_admitter_patch_is_applied(cluster: Cluster, build: Any) -> Non
 
 def test_mutated_objects_are_defaulted_again(cluster: Cluster, build: Any) -> None:
     sidecar = {"name": "sidecar", "resources": {"limits": {"cpu": "1"}}}
-    cluster.add_admitter(lambda req: AdmissionResponse(patch=[{"op": "add", "path": "/spec/containers/-",
-                                                               "value": sidecar}])
-                         if req.operation == "CREATE" else None, phase="mutating")
+    cluster.add_admitter(
+        lambda req: (
+            AdmissionResponse(patch=[{"op": "add", "path": "/spec/containers/-", "value": sidecar}])
+            if req.operation == "CREATE"
+            else None
+        ),
+        phase="mutating",
+    )
     created = cluster.create(build.pod("p"))
     assert created["spec"]["containers"][1]["resources"]["requests"] == {"cpu": "1"}
 
 
 def test_mutations_are_validated(cluster: Cluster, build: Any) -> None:
-    cluster.add_admitter(lambda req: AdmissionResponse(patch=[{"op": "add", "path": "/spec/containers/-",
-                                                               "value": {"name": "app"}}])
-                         if req.operation == "CREATE" else None, phase="mutating")
+    cluster.add_admitter(
+        lambda req: (
+            AdmissionResponse(patch=[{"op": "add", "path": "/spec/containers/-", "value": {"name": "app"}}])
+            if req.operation == "CREATE"
+            else None
+        ),
+        phase="mutating",
+    )
     with pytest.raises(Invalid, match="Duplicate value"):
         cluster.create(build.pod("p"))
 
 
 def test_denial_message_and_code(cluster: Cluster, build: Any) -> None:
-    cluster.add_admitter(lambda req: AdmissionResponse(allowed=False, name="policy.example.com",
-                                                       message="pods must have a team label"), phase="validating")
+    cluster.add_admitter(
+        lambda req: AdmissionResponse(
+            allowed=False, name="policy.example.com", message="pods must have a team label"
+        ),
+        phase="validating",
+    )
     with pytest.raises(Forbidden) as info:
         cluster.create(build.pod("p"))
-    assert info.value.message == 'admission webhook "policy.example.com" denied the request: pods must have a team label'
+    assert (
+        info.value.message
+        == 'admission webhook "policy.example.com" denied the request: pods must have a team label'
+    )
     assert cluster.list("v1", "Pod") == []
 
 
@@ -162,6 +194,7 @@ def test_admitters_see_every_operation_in_order(cluster: Cluster, build: Any) ->
     def record(tag: str) -> Any:
         def admit(req: AdmissionRequest) -> None:
             seen.append((tag, req.operation, req.subresource, req.phase, req.actor))
+
         return admit
 
     cluster.add_admitter(record("m1"), phase="mutating")
@@ -171,30 +204,40 @@ def test_admitters_see_every_operation_in_order(cluster: Cluster, build: Any) ->
     cluster.bind("default", "p", "n1")
     cluster.delete("v1", "Pod", "p", actor="kubelet")
     assert seen == [
-        ("m1", "CREATE", None, "mutating", "scenario"), ("m2", "CREATE", None, "mutating", "scenario"),
+        ("m1", "CREATE", None, "mutating", "scenario"),
+        ("m2", "CREATE", None, "mutating", "scenario"),
         ("v1", "CREATE", None, "validating", "scenario"),
-        ("m1", "CREATE", "binding", "mutating", "scheduler"), ("m2", "CREATE", "binding", "mutating", "scheduler"),
+        ("m1", "CREATE", "binding", "mutating", "scheduler"),
+        ("m2", "CREATE", "binding", "mutating", "scheduler"),
         ("v1", "CREATE", "binding", "validating", "scheduler"),
-        ("m1", "DELETE", None, "mutating", "kubelet"), ("m2", "DELETE", None, "mutating", "kubelet"),
+        ("m1", "DELETE", None, "mutating", "kubelet"),
+        ("m2", "DELETE", None, "mutating", "kubelet"),
         ("v1", "DELETE", None, "validating", "kubelet"),
     ]
 
 
 def test_binding_request_carries_the_binding(cluster: Cluster, build: Any) -> None:
     requests: list[AdmissionRequest] = []
-    cluster.add_admitter(lambda req: requests.append(req) if req.subresource == "binding" else None,
-                         phase="validating")
+    cluster.add_admitter(
+        lambda req: requests.append(req) if req.subresource == "binding" else None, phase="validating"
+    )
     cluster.create(build.pod("p"))
     cluster.bind("default", "p", "n1")
     (req,) = requests
     assert req.resource.kind == "Pod" and req.name == "p" and req.namespace == "default"
-    assert req.object == {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p", "namespace": "default"},
-                          "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"}}
+    assert req.object == {
+        "apiVersion": "v1",
+        "kind": "Binding",
+        "metadata": {"name": "p", "namespace": "default"},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"},
+    }
 
 
 def test_denied_delete_keeps_the_object(cluster: Cluster, build: Any) -> None:
-    cluster.add_admitter(lambda req: AdmissionResponse(allowed=False, name="keep")
-                         if req.operation == "DELETE" else None, phase="validating")
+    cluster.add_admitter(
+        lambda req: AdmissionResponse(allowed=False, name="keep") if req.operation == "DELETE" else None,
+        phase="validating",
+    )
     cluster.create(build.pod("p"))
     with pytest.raises(Forbidden):
         cluster.delete("v1", "Pod", "p")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from kubesim.clock import Clock
 from kubesim.cluster import Cluster, WatchEvent
 from kubesim.errors import AlreadyExists, BadRequest, Conflict, Forbidden, Invalid, NotFound
@@ -50,14 +49,24 @@ def test_resource_versions_come_from_one_counter(cluster: Cluster) -> None:
 def test_uids_are_deterministic() -> None:
     uids = [Cluster(Clock()).create(CM)["metadata"]["uid"] for _ in range(2)]
     assert uids[0] == uids[1]
-    assert len({Cluster(Clock()).create(CM)["metadata"]["uid"], Cluster(Clock()).get("v1", "Namespace", "default")
-                ["metadata"]["uid"]}) == 2
+    assert (
+        len(
+            {
+                Cluster(Clock()).create(CM)["metadata"]["uid"],
+                Cluster(Clock()).get("v1", "Namespace", "default")["metadata"]["uid"],
+            }
+        )
+        == 2
+    )
 
 
 def test_generate_name_is_deterministic_per_seed(build: Any) -> None:
     def names(seed: int) -> list[str]:
         c = Cluster(Clock(), seed=seed)
-        return [c.create({**build.pod(""), "metadata": {"generateName": "web-"}})["metadata"]["name"] for _ in range(5)]
+        return [
+            c.create({**build.pod(""), "metadata": {"generateName": "web-"}})["metadata"]["name"]
+            for _ in range(5)
+        ]
 
     first = names(7)
     assert first == names(7)
@@ -74,8 +83,9 @@ def test_generate_name_cuts_long_prefixes(cluster: Cluster, build: Any) -> None:
 def test_name_is_required(cluster: Cluster) -> None:
     with pytest.raises(Invalid) as info:
         cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}})
-    assert info.value.message == ('ConfigMap "" is invalid: metadata.name: Required value: '
-                                  "name or generateName is required")
+    assert info.value.message == (
+        'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required'
+    )
 
 
 def test_names_are_validated_with_upstream_messages(cluster: Cluster) -> None:
@@ -129,12 +139,15 @@ def test_missing_and_terminating_namespaces(cluster: Cluster, build: Any) -> Non
     with pytest.raises(NotFound) as info:
         cluster.create(build.pod("p", "nope"))
     assert info.value.message == 'namespaces "nope" not found'
-    cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team", "finalizers": ["x/y"]}})
+    cluster.create(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team", "finalizers": ["x/y"]}}
+    )
     cluster.delete("v1", "Namespace", "team")
     with pytest.raises(Forbidden) as forbidden:
         cluster.create(build.pod("p", "team"))
-    assert forbidden.value.message == ('pods "p" is forbidden: unable to create new content in namespace team '
-                                       "because it is being terminated")
+    assert forbidden.value.message == (
+        'pods "p" is forbidden: unable to create new content in namespace team because it is being terminated'
+    )
 
 
 def test_cluster_scoped_objects_drop_their_namespace(cluster: Cluster) -> None:
@@ -149,8 +162,10 @@ def test_update_with_stale_resource_version_conflicts(cluster: Cluster) -> None:
     assert fresh["metadata"]["resourceVersion"] != created["metadata"]["resourceVersion"]
     with pytest.raises(Conflict) as info:
         cluster.update({**created, "data": {"a": "3"}})
-    assert info.value.message == ('Operation cannot be fulfilled on configmaps "cfg": the object has been modified; '
-                                  "please apply your changes to the latest version and try again")
+    assert info.value.message == (
+        'Operation cannot be fulfilled on configmaps "cfg": the object has been modified; '
+        "please apply your changes to the latest version and try again"
+    )
 
 
 def test_update_without_resource_version_is_unconditional(cluster: Cluster) -> None:
@@ -173,8 +188,9 @@ def test_update_of_a_missing_object(cluster: Cluster) -> None:
 
 def test_update_keeps_system_fields(cluster: Cluster) -> None:
     created = cluster.create(CM)
-    updated = cluster.update({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "uid": "forged"},
-                              "data": {}})
+    updated = cluster.update(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "uid": "forged"}, "data": {}}
+    )
     for field in ("uid", "creationTimestamp"):
         assert updated["metadata"][field] == created["metadata"][field]
 
@@ -202,15 +218,23 @@ def test_status_subresource_rules(cluster: Cluster, build: Any) -> None:
     assert d["status"] == {}  # PrepareForCreate resets the status
     d = cluster.update({**d, "spec": {**d["spec"], "replicas": 2}, "status": {"replicas": 7}})
     assert d["spec"]["replicas"] == 2 and d["status"] == {}  # main resource ignores status
-    d = cluster.update({**d, "spec": {**d["spec"], "replicas": 9}, "status": {"replicas": 2}}, subresource="status")
+    d = cluster.update(
+        {**d, "spec": {**d["spec"], "replicas": 9}, "status": {"replicas": 2}}, subresource="status"
+    )
     assert d["spec"]["replicas"] == 2 and d["status"] == {"replicas": 2}  # status only changes status
     with pytest.raises(NotFound):
         cluster.update({**CM, "metadata": {"name": "cfg"}}, subresource="status")
 
 
 def test_nodes_keep_status_on_create_and_pods_start_pending(cluster: Cluster, build: Any) -> None:
-    node = cluster.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
-                           "status": {"allocatable": {"cpu": "4"}}})
+    node = cluster.create(
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": "n"},
+            "status": {"allocatable": {"cpu": "4"}},
+        }
+    )
     assert node["status"] == {"allocatable": {"cpu": "4"}}
     pod = cluster.create({**build.pod("p"), "status": {"phase": "Running"}})
     assert pod["status"] == {"phase": "Pending", "qosClass": "BestEffort"}
@@ -221,13 +245,21 @@ def test_list_sorting_namespaces_and_selectors(cluster: Cluster, build: Any) -> 
     for ns, name, labels in [("default", "b", {"app": "x"}), ("a", "z", {"app": "y"}), ("default", "a", {})]:
         cluster.create({**build.pod(name, ns), "metadata": {"name": name, "namespace": ns, "labels": labels}})
     assert [(p["metadata"]["namespace"], p["metadata"]["name"]) for p in cluster.list("v1", "Pod")] == [
-        ("a", "z"), ("default", "a"), ("default", "b")]
+        ("a", "z"),
+        ("default", "a"),
+        ("default", "b"),
+    ]
     assert [p["metadata"]["name"] for p in cluster.list("v1", "Pod", "default")] == ["a", "b"]
     assert [p["metadata"]["name"] for p in cluster.list("v1", "Pod", label_selector="app")] == ["z", "b"]
-    assert [p["metadata"]["name"] for p in cluster.list("v1", "Pod", label_selector={"matchLabels": {"app": "y"}})] == ["z"]
-    assert [p["metadata"]["name"] for p in cluster.list("v1", "Pod", field_selector="metadata.namespace=a")] == ["z"]
-    assert [p["metadata"]["name"] for p in cluster.list("v1", "Pod", field_selector="status.phase=Pending")] == [
-        "z", "a", "b"]
+    assert [
+        p["metadata"]["name"] for p in cluster.list("v1", "Pod", label_selector={"matchLabels": {"app": "y"}})
+    ] == ["z"]
+    assert [
+        p["metadata"]["name"] for p in cluster.list("v1", "Pod", field_selector="metadata.namespace=a")
+    ] == ["z"]
+    assert [
+        p["metadata"]["name"] for p in cluster.list("v1", "Pod", field_selector="status.phase=Pending")
+    ] == ["z", "a", "b"]
     with pytest.raises(BadRequest):
         cluster.list("v1", "Pod", label_selector="a in (")
 
@@ -241,15 +273,27 @@ def test_objects_are_listed_in_registry_order(cluster: Cluster, build: Any) -> N
 
 def test_created_crd_registers_its_kind(cluster: Cluster) -> None:
     crd = {
-        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
         "metadata": {"name": "widgets.example.com"},
-        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"kind": "Widget", "plural": "widgets"},
-                 "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}}}]},
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"kind": "Widget", "plural": "widgets"},
+            "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}}}],
+        },
     }
     created = cluster.create(crd)
     assert {c["type"] for c in created["status"]["conditions"]} == {"Established", "NamesAccepted"}
-    w = cluster.create({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
-                        "spec": {"size": 1}, "status": {"ok": True}})
+    w = cluster.create(
+        {
+            "apiVersion": "example.com/v1",
+            "kind": "Widget",
+            "metadata": {"name": "w"},
+            "spec": {"size": 1},
+            "status": {"ok": True},
+        }
+    )
     assert "status" not in w and w["metadata"]["namespace"] == "default"
     cluster.delete("apiextensions.k8s.io/v1", "CustomResourceDefinition", "widgets.example.com")
     with pytest.raises(NotFound, match="no matches for kind"):
@@ -257,31 +301,53 @@ def test_created_crd_registers_its_kind(cluster: Cluster) -> None:
 
 
 def test_crd_name_must_match(cluster: Cluster) -> None:
-    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "x"},
-           "spec": {"group": "example.com", "scope": "Cluster", "names": {"kind": "W", "plural": "ws"},
-                    "versions": [{"name": "v1", "served": True, "storage": True}]}}
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "x"},
+        "spec": {
+            "group": "example.com",
+            "scope": "Cluster",
+            "names": {"kind": "W", "plural": "ws"},
+            "versions": [{"name": "v1", "served": True, "storage": True}],
+        },
+    }
     with pytest.raises(Invalid, match=r'must be spec.names.plural\+"."\+spec.group'):
         cluster.create(crd)
 
 
-def test_reset_keeps_crds_and_restarts_identities(cluster: Cluster, events: list[WatchEvent], build: Any) -> None:
-    cluster.registry.register_crd({
-        "metadata": {"name": "things.example.com"},
-        "spec": {"group": "example.com", "scope": "Cluster", "names": {"kind": "Thing", "plural": "things"},
-                 "versions": [{"name": "v1", "served": True, "storage": True}]},
-    })
+def test_reset_keeps_crds_and_restarts_identities(
+    cluster: Cluster, events: list[WatchEvent], build: Any
+) -> None:
+    cluster.registry.register_crd(
+        {
+            "metadata": {"name": "things.example.com"},
+            "spec": {
+                "group": "example.com",
+                "scope": "Cluster",
+                "names": {"kind": "Thing", "plural": "things"},
+                "versions": [{"name": "v1", "served": True, "storage": True}],
+            },
+        }
+    )
     cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "extra"}})
     cluster.create({"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t"}})
     first = [cluster.create({**build.pod(""), "metadata": {"generateName": "p-"}}) for _ in range(2)]
     events.clear()
     cluster.reset()
     assert events == []
-    assert [o["metadata"]["name"] for o in cluster.objects()] == ["default", "kube-node-lease", "kube-public",
-                                                                   "kube-system"]
+    assert [o["metadata"]["name"] for o in cluster.objects()] == [
+        "default",
+        "kube-node-lease",
+        "kube-public",
+        "kube-system",
+    ]
     assert cluster.list("example.com/v1", "Thing") == []
     again = [cluster.create({**build.pod(""), "metadata": {"generateName": "p-"}}) for _ in range(2)]
     assert [p["metadata"]["name"] for p in again] == [p["metadata"]["name"] for p in first]
     fresh = Cluster(Clock())
-    expected = [fresh.create({**build.pod(""), "metadata": {"generateName": "p-"}})["metadata"]["uid"]
-                for _ in range(2)]
+    expected = [
+        fresh.create({**build.pod(""), "metadata": {"generateName": "p-"}})["metadata"]["uid"]
+        for _ in range(2)
+    ]
     assert [p["metadata"]["uid"] for p in again] == expected

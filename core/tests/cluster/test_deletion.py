@@ -6,7 +6,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-
 from kubesim.clock import Clock
 from kubesim.cluster import Cluster, WatchEvent
 from kubesim.errors import Forbidden, Invalid, NotFound
@@ -16,18 +15,23 @@ def _names(cluster: Cluster, api_version: str, kind: str) -> list[str]:
     return [o["metadata"]["name"] for o in cluster.list(api_version, kind)]
 
 
-def test_delete_without_finalizers_removes_at_once(cluster: Cluster, events: list[WatchEvent], build: Any) -> None:
+def test_delete_without_finalizers_removes_at_once(
+    cluster: Cluster, events: list[WatchEvent], build: Any
+) -> None:
     cluster.create(build.pod("p"))
     assert cluster.delete("v1", "Pod", "p") is None
     assert build.summary(events) == [("ADDED", "Pod", "p", "scenario"), ("DELETED", "Pod", "p", "scenario")]
     deleted = events[-1]
-    assert int(deleted.object["metadata"]["resourceVersion"]) > int(events[0].object["metadata"]["resourceVersion"])
+    assert int(deleted.object["metadata"]["resourceVersion"]) > int(
+        events[0].object["metadata"]["resourceVersion"]
+    )
     with pytest.raises(NotFound):
         cluster.delete("v1", "Pod", "p")
 
 
-def test_finalizers_keep_the_object_until_the_last_one_goes(cluster: Cluster, events: list[WatchEvent],
-                                                            build: Any) -> None:
+def test_finalizers_keep_the_object_until_the_last_one_goes(
+    cluster: Cluster, events: list[WatchEvent], build: Any
+) -> None:
     cluster.create({**build.pod("p"), "metadata": {"name": "p", "finalizers": ["a.io/x", "a.io/y"]}})
     kept = cluster.delete("v1", "Pod", "p")
     assert kept is not None
@@ -38,14 +42,22 @@ def test_finalizers_keep_the_object_until_the_last_one_goes(cluster: Cluster, ev
         cluster.patch("v1", "Pod", "p", {"metadata": {"finalizers": ["a.io/x", "a.io/y", "a.io/z"]}}, "merge")
     cluster.patch("v1", "Pod", "p", {"metadata": {"finalizers": ["a.io/y"]}}, "merge", actor="ctrl")
     assert _names(cluster, "v1", "Pod") == ["p"]
-    cluster.patch("v1", "Pod", "p", {"metadata": {"$deleteFromPrimitiveList/finalizers": ["a.io/y"]}}, "strategic",
-                  actor="ctrl")
+    cluster.patch(
+        "v1",
+        "Pod",
+        "p",
+        {"metadata": {"$deleteFromPrimitiveList/finalizers": ["a.io/y"]}},
+        "strategic",
+        actor="ctrl",
+    )
     assert _names(cluster, "v1", "Pod") == []
     assert [e.type for e in events] == ["ADDED", "MODIFIED", "MODIFIED", "DELETED"]
     assert events[-1].actor == "ctrl" and not events[-1].object["metadata"]["finalizers"]
 
 
-def _tree(cluster: Cluster, build: Any, *, block: bool | None = True) -> tuple[dict[str, Any], dict[str, Any]]:
+def _tree(
+    cluster: Cluster, build: Any, *, block: bool | None = True
+) -> tuple[dict[str, Any], dict[str, Any]]:
     d = cluster.create(build.deployment("d"))
     rs = cluster.create(build.owned(build.replicaset("rs"), d, block=block))
     for i in range(2):
@@ -53,8 +65,9 @@ def _tree(cluster: Cluster, build: Any, *, block: bool | None = True) -> tuple[d
     return d, rs
 
 
-def test_background_deletion_collects_dependents_recursively(cluster: Cluster, events: list[WatchEvent],
-                                                             build: Any) -> None:
+def test_background_deletion_collects_dependents_recursively(
+    cluster: Cluster, events: list[WatchEvent], build: Any
+) -> None:
     _tree(cluster, build)
     events.clear()
     assert cluster.delete("apps/v1", "Deployment", "d") is None
@@ -66,8 +79,9 @@ def test_background_deletion_collects_dependents_recursively(cluster: Cluster, e
     ]
 
 
-def test_foreground_deletion_waits_for_blocking_dependents(cluster: Cluster, events: list[WatchEvent],
-                                                           build: Any) -> None:
+def test_foreground_deletion_waits_for_blocking_dependents(
+    cluster: Cluster, events: list[WatchEvent], build: Any
+) -> None:
     _tree(cluster, build)
     events.clear()
     assert cluster.delete("apps/v1", "Deployment", "d", propagation_policy="Foreground") is None
@@ -82,7 +96,9 @@ def test_foreground_deletion_waits_for_blocking_dependents(cluster: Cluster, eve
     assert events[0].object["metadata"]["finalizers"] == ["foregroundDeletion"]
 
 
-def test_foreground_owner_stays_while_a_blocking_dependent_has_finalizers(cluster: Cluster, build: Any) -> None:
+def test_foreground_owner_stays_while_a_blocking_dependent_has_finalizers(
+    cluster: Cluster, build: Any
+) -> None:
     rs = cluster.create(build.replicaset("rs"))
     stuck = build.owned(build.pod("stuck"), rs, block=True)
     stuck["metadata"]["finalizers"] = ["a.io/hold"]
@@ -104,8 +120,10 @@ def test_foreground_owner_does_not_wait_for_non_blocking_dependents(cluster: Clu
     assert cluster.get("v1", "Pod", "held")["metadata"]["deletionTimestamp"]
 
 
-def test_orphan_deletion_strips_owner_references(cluster: Cluster, events: list[WatchEvent], build: Any) -> None:
-    _, rs = _tree(cluster, build)
+def test_orphan_deletion_strips_owner_references(
+    cluster: Cluster, events: list[WatchEvent], build: Any
+) -> None:
+    _tree(cluster, build)
     events.clear()
     cluster.delete("apps/v1", "ReplicaSet", "rs", propagation_policy="Orphan")
     assert _names(cluster, "v1", "Pod") == ["p0", "p1"]
@@ -138,7 +156,9 @@ def test_dependents_with_another_owner_survive(cluster: Cluster, build: Any) -> 
     assert [r["name"] for r in refs] == ["b"]
 
 
-def test_namespace_deletion_deletes_its_contents(cluster: Cluster, events: list[WatchEvent], build: Any) -> None:
+def test_namespace_deletion_deletes_its_contents(
+    cluster: Cluster, events: list[WatchEvent], build: Any
+) -> None:
     cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})
     cluster.create(build.pod("b", "team"))
     cluster.create(build.pod("a", "team"))
@@ -159,7 +179,9 @@ def test_namespace_deletion_deletes_its_contents(cluster: Cluster, events: list[
 
 def test_namespace_waits_for_objects_with_finalizers(cluster: Cluster, build: Any) -> None:
     cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})
-    cluster.create({**build.pod("p", "team"), "metadata": {"name": "p", "namespace": "team", "finalizers": ["a.io/f"]}})
+    cluster.create(
+        {**build.pod("p", "team"), "metadata": {"name": "p", "namespace": "team", "finalizers": ["a.io/f"]}}
+    )
     remaining = cluster.delete("v1", "Namespace", "team")
     assert remaining is not None and remaining["status"]["phase"] == "Terminating"
     cluster.patch("v1", "Pod", "p", {"metadata": {"finalizers": []}}, "merge", namespace="team")

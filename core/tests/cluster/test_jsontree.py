@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from kubesim.cluster import copy_tree, load_document
 from kubesim.errors import BadRequest
 

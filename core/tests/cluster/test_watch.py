@@ -5,23 +5,26 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from kubesim.cluster import Cluster, WatchEvent
 
 
-def test_events_carry_actor_subresource_and_old_object(cluster: Cluster, events: list[WatchEvent],
-                                                       build: Any) -> None:
+def test_events_carry_actor_subresource_and_old_object(
+    cluster: Cluster, events: list[WatchEvent], build: Any
+) -> None:
     created = cluster.create(build.pod("p"), actor="user")
     cluster.update({**created, "status": {"phase": "Running"}}, actor="kubelet", subresource="status")
-    assert [(e.type, e.actor, e.subresource) for e in events] == [("ADDED", "user", None),
-                                                                    ("MODIFIED", "kubelet", "status")]
+    assert [(e.type, e.actor, e.subresource) for e in events] == [
+        ("ADDED", "user", None),
+        ("MODIFIED", "kubelet", "status"),
+    ]
     assert events[0].old_object is None
     assert events[1].old_object is events[0].object
     assert events[1].object["status"]["phase"] == "Running"
 
 
-def test_reentrant_writes_are_delivered_after_the_current_event_to_everyone(cluster: Cluster,
-                                                                            build: Any) -> None:
+def test_reentrant_writes_are_delivered_after_the_current_event_to_everyone(
+    cluster: Cluster, build: Any
+) -> None:
     log: list[tuple[str, str, str]] = []
 
     def first(event: WatchEvent) -> None:
@@ -41,9 +44,12 @@ def test_reentrant_writes_are_delivered_after_the_current_event_to_everyone(clus
     cluster.watch(second)
     cluster.create(build.pod("a"))
     assert log == [
-        ("first", "ADDED", "a"), ("second", "ADDED", "a"),
-        ("first", "ADDED", "b"), ("second", "ADDED", "b"),
-        ("first", "DELETED", "a"), ("second", "DELETED", "a"),
+        ("first", "ADDED", "a"),
+        ("second", "ADDED", "a"),
+        ("first", "ADDED", "b"),
+        ("second", "ADDED", "b"),
+        ("first", "DELETED", "a"),
+        ("second", "DELETED", "a"),
     ]
 
 
@@ -94,9 +100,13 @@ def test_a_failing_handler_does_not_starve_the_others(cluster: Cluster, build: A
     assert cluster.get("v1", "Pod", "a")  # the write itself committed
 
 
-def test_gc_and_namespace_deletion_events_are_delivered(cluster: Cluster, events: list[WatchEvent],
-                                                         build: Any) -> None:
+def test_gc_and_namespace_deletion_events_are_delivered(
+    cluster: Cluster, events: list[WatchEvent], build: Any
+) -> None:
     rs = cluster.create(build.replicaset("rs"))
     cluster.create(build.owned(build.pod("p"), rs))
     cluster.delete("apps/v1", "ReplicaSet", "rs")
-    assert [(e.type, e.actor) for e in events[-2:]] == [("DELETED", "scenario"), ("DELETED", "garbage-collector")]
+    assert [(e.type, e.actor) for e in events[-2:]] == [
+        ("DELETED", "scenario"),
+        ("DELETED", "garbage-collector"),
+    ]

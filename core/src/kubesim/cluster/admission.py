@@ -54,7 +54,11 @@ Admitter = Callable[[AdmissionRequest], AdmissionResponse | None]
 """Called for every write; returns None (no opinion) or an AdmissionResponse."""
 
 _ERRORS: dict[int, type[ApiError]] = {
-    400: BadRequest, 403: Forbidden, 404: NotFound, 409: Conflict, 422: Invalid,
+    400: BadRequest,
+    403: Forbidden,
+    404: NotFound,
+    409: Conflict,
+    422: Invalid,
 }
 
 

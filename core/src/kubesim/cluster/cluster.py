@@ -98,9 +98,15 @@ class Cluster:
         rt = self.registry.lookup(api_version, kind)
         return copy_tree(self._existing(rt, self._key(rt, namespace, name)))
 
-    def list(self, api_version: str, kind: str, namespace: str | None = None, *,
-             label_selector: str | Mapping[str, Any] | LabelSelector | None = None,
-             field_selector: str | FieldSelector | None = None) -> _Objects:
+    def list(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str | Mapping[str, Any] | LabelSelector | None = None,
+        field_selector: str | FieldSelector | None = None,
+    ) -> _Objects:
         """The stored objects of a kind, sorted by (namespace, name). Do not mutate them.
 
         `namespace` None lists all namespaces. A label selector may be a string, a
@@ -108,8 +114,11 @@ class Cluster:
         """
         rt = self.registry.lookup(api_version, kind)
         labels = None if label_selector is None else LabelSelector.of(label_selector)
-        fields = field_selector if field_selector is None or isinstance(field_selector, FieldSelector) \
+        fields = (
+            field_selector
+            if field_selector is None or isinstance(field_selector, FieldSelector)
             else FieldSelector.parse(field_selector)
+        )
         bucket = self._store.buckets.get((rt.group, rt.kind))
         if bucket is None or not bucket.objects:
             return []
@@ -134,8 +143,9 @@ class Cluster:
             created = self._create(rt, copy_tree(obj), actor)
         return copy_tree(created)
 
-    def update(self, obj: dict[str, Any], *, actor: str = "scenario",
-               subresource: str | None = None) -> dict[str, Any]:
+    def update(
+        self, obj: dict[str, Any], *, actor: str = "scenario", subresource: str | None = None
+    ) -> dict[str, Any]:
         """Replace an object (PUT); Conflict when metadata.resourceVersion is set and stale."""
         with self._api_call():
             rt = self._type_of(obj)
@@ -144,16 +154,27 @@ class Cluster:
             key = self._key(rt, meta.get("namespace"), _name(meta))
             stored = self._store.get(rt, key)
             if stored is not None and (stored is obj or stored["metadata"] is obj.get("metadata")):
-                raise ValueError("update() was given the stored object itself (from list(), objects() or a watch "
-                                 "event), which must not be mutated: copy it first with copy_tree()")
+                raise ValueError(
+                    "update() was given the stored object itself (from list(), objects() or a watch "
+                    "event), which must not be mutated: copy it first with copy_tree()"
+                )
             if rt.namespaced:
                 meta["namespace"] = key[0]
             updated = self._update(rt, key, new, actor, subresource)
         return copy_tree(updated)
 
-    def patch(self, api_version: str, kind: str, name: str, patch: str | bytes | dict[str, Any] | builtins.list[Any],
-              patch_type: str, *, namespace: str | None = None, actor: str = "scenario",
-              subresource: str | None = None) -> dict[str, Any]:
+    def patch(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        patch: str | bytes | dict[str, Any] | builtins.list[Any],
+        patch_type: str,
+        *,
+        namespace: str | None = None,
+        actor: str = "scenario",
+        subresource: str | None = None,
+    ) -> dict[str, Any]:
         """Patch an object (merge, JSON or strategic merge patch; long or short type names)."""
         with self._api_call():
             rt = self.registry.lookup(api_version, kind)
@@ -164,22 +185,36 @@ class Cluster:
             new = apply_patch(copy_tree(old), patch, content_type, schema)
             meta = _metadata(new)
             if meta.get("name") != key[1]:
-                raise BadRequest(f"the name of the object ({meta.get('name', '')}) does not match the name on "
-                                 f"the URL ({key[1]})")
+                raise BadRequest(
+                    f"the name of the object ({meta.get('name', '')}) does not match the name on "
+                    f"the URL ({key[1]})"
+                )
             if rt.namespaced and meta.get("namespace") != key[0]:
-                raise BadRequest(f"the namespace of the object ({meta.get('namespace', '')}) does not match the "
-                                 f"namespace on the request ({key[0]})")
+                raise BadRequest(
+                    f"the namespace of the object ({meta.get('namespace', '')}) does not match the "
+                    f"namespace on the request ({key[0]})"
+                )
             new["apiVersion"], new["kind"] = old["apiVersion"], old["kind"]
             updated = self._update(rt, key, new, actor, subresource)
         return copy_tree(updated)
 
-    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None, *,
-               actor: str = "scenario", propagation_policy: str | None = None,
-               grace_period_seconds: int | None = None) -> dict[str, Any] | None:
+    def delete(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        *,
+        actor: str = "scenario",
+        propagation_policy: str | None = None,
+        grace_period_seconds: int | None = None,
+    ) -> dict[str, Any] | None:
         """Delete an object; returns it (a copy) while finalizers or a grace period keep it, else None."""
         if propagation_policy is not None and propagation_policy not in _POLICIES:
-            raise BadRequest(f'propagationPolicy: Unsupported value: "{propagation_policy}": supported values: '
-                             + ", ".join(f'"{p}"' for p in _POLICIES))
+            raise BadRequest(
+                f'propagationPolicy: Unsupported value: "{propagation_policy}": supported values: '
+                + ", ".join(f'"{p}"' for p in _POLICIES)
+            )
         if grace_period_seconds is not None and grace_period_seconds < 0:
             raise BadRequest(f"gracePeriodSeconds: Invalid value: {grace_period_seconds}: must be >= 0")
         with self._api_call():
@@ -197,7 +232,8 @@ class Cluster:
             pod = self._existing(rt, key)
             if self._admission:
                 binding: dict[str, Any] | None = {
-                    "apiVersion": "v1", "kind": "Binding",
+                    "apiVersion": "v1",
+                    "kind": "Binding",
                     "metadata": {"name": name, "namespace": key[0]},
                     "target": {"apiVersion": "v1", "kind": "Node", "name": node_name},
                 }
@@ -205,9 +241,13 @@ class Cluster:
                 node_name = str(((binding or {}).get("target") or {}).get("name", node_name))
             meta, spec = pod["metadata"], pod.get("spec") or {}
             if meta.get("deletionTimestamp"):
-                raise self._binding_conflict(name, f"pod {name} is being deleted, cannot be assigned to a host")
+                raise self._binding_conflict(
+                    name, f"pod {name} is being deleted, cannot be assigned to a host"
+                )
             if spec.get("nodeName"):
-                raise self._binding_conflict(name, f'pod {name} is already assigned to node "{spec["nodeName"]}"')
+                raise self._binding_conflict(
+                    name, f'pod {name} is already assigned to node "{spec["nodeName"]}"'
+                )
             if spec.get("schedulingGates"):
                 raise self._binding_conflict(name, f"pod {name} has non-empty .spec.schedulingGates")
             bound = dict(pod)
@@ -229,7 +269,9 @@ class Cluster:
         self._store.clear(keep=lambda rt: rt is CRD_TYPE)
         self._bus.discard()
         kept = [obj for _, obj in self._store.each([CRD_TYPE])]
-        self._crd_serials = {o["metadata"]["uid"]: self._crd_serials.get(o["metadata"]["uid"], 0) for o in kept}
+        self._crd_serials = {
+            o["metadata"]["uid"]: self._crd_serials.get(o["metadata"]["uid"], 0) for o in kept
+        }
         self._rv = max((int(o["metadata"]["resourceVersion"]) for o in kept), default=0)
         self._uids.restart(max(self._crd_serials.values(), default=0))
         self._names.restart()
@@ -252,7 +294,7 @@ class Cluster:
         except BaseException:
             try:
                 self._bus.flush()
-            except Exception:  # noqa: BLE001 - the request's own error matters more
+            except Exception:
                 log.exception("a watch handler failed while a failed request's events were delivered")
             raise
         self._bus.flush()
@@ -276,39 +318,75 @@ class Cluster:
             raise NotFound(f'{rt.group_resource} "{key[1]}" not found')
         return obj
 
-    def _admission_request(self, operation: str, rt: ResourceType, key: Key, obj: dict[str, Any] | None,
-                           old: dict[str, Any] | None, actor: str, subresource: str | None,
-                           phase: str) -> AdmissionRequest:
-        return AdmissionRequest(operation, rt, subresource, key[0] if rt.namespaced else None, key[1],
-                                obj, old, actor, phase)
+    def _admission_request(
+        self,
+        operation: str,
+        rt: ResourceType,
+        key: Key,
+        obj: dict[str, Any] | None,
+        old: dict[str, Any] | None,
+        actor: str,
+        subresource: str | None,
+        phase: str,
+    ) -> AdmissionRequest:
+        return AdmissionRequest(
+            operation, rt, subresource, key[0] if rt.namespaced else None, key[1], obj, old, actor, phase
+        )
 
-    def _mutate(self, operation: str, rt: ResourceType, key: Key, obj: dict[str, Any],
-                old: dict[str, Any] | None, actor: str, subresource: str | None) -> dict[str, Any]:
+    def _mutate(
+        self,
+        operation: str,
+        rt: ResourceType,
+        key: Key,
+        obj: dict[str, Any],
+        old: dict[str, Any] | None,
+        actor: str,
+        subresource: str | None,
+    ) -> dict[str, Any]:
         """Run the registered mutating admitters; the result may be a new (patched) object."""
         if not self._admission:
             return obj
-        mutated = self._admission.mutate(self._admission_request(operation, rt, key, obj, old, actor,
-                                                                 subresource, MUTATING))
+        mutated = self._admission.mutate(
+            self._admission_request(operation, rt, key, obj, old, actor, subresource, MUTATING)
+        )
         if mutated is None or mutated is obj:
             return obj
         _check_identity(mutated, obj)
         return mutated
 
-    def _validate(self, operation: str, rt: ResourceType, key: Key, obj: dict[str, Any] | None,
-                  old: dict[str, Any] | None, actor: str, subresource: str | None) -> None:
+    def _validate(
+        self,
+        operation: str,
+        rt: ResourceType,
+        key: Key,
+        obj: dict[str, Any] | None,
+        old: dict[str, Any] | None,
+        actor: str,
+        subresource: str | None,
+    ) -> None:
         """Run the registered validating admitters."""
         if self._admission:
-            self._admission.validate(self._admission_request(operation, rt, key, obj, old, actor, subresource,
-                                                             VALIDATING))
+            self._admission.validate(
+                self._admission_request(operation, rt, key, obj, old, actor, subresource, VALIDATING)
+            )
 
-    def _admit(self, operation: str, rt: ResourceType, key: Key, obj: dict[str, Any] | None,
-               old: dict[str, Any] | None, actor: str, subresource: str | None) -> dict[str, Any] | None:
+    def _admit(
+        self,
+        operation: str,
+        rt: ResourceType,
+        key: Key,
+        obj: dict[str, Any] | None,
+        old: dict[str, Any] | None,
+        actor: str,
+        subresource: str | None,
+    ) -> dict[str, Any] | None:
         """Both admission phases for requests without built-in steps between them (DELETE, binding)."""
         if not self._admission:
             return obj
         if obj is None:
-            self._admission.mutate(self._admission_request(operation, rt, key, None, old, actor, subresource,
-                                                           MUTATING))
+            self._admission.mutate(
+                self._admission_request(operation, rt, key, None, old, actor, subresource, MUTATING)
+            )
         else:
             obj = self._mutate(operation, rt, key, obj, old, actor, subresource)
         self._validate(operation, rt, key, obj, old, actor, subresource)
@@ -316,7 +394,9 @@ class Cluster:
 
     # --- create -----------------------------------------------------------------------
 
-    def _create(self, rt: ResourceType, obj: dict[str, Any], actor: str, *, quiet: bool = False) -> dict[str, Any]:
+    def _create(
+        self, rt: ResourceType, obj: dict[str, Any], actor: str, *, quiet: bool = False
+    ) -> dict[str, Any]:
         meta = _metadata(obj)
         if meta.get("resourceVersion"):
             raise BadRequest("resourceVersion should not be set on objects to be created")
@@ -369,8 +449,10 @@ class Cluster:
             candidate = self._names.generate(base)
             if self._store.get(rt, (namespace, candidate)) is None:
                 return candidate
-        raise AlreadyExists(f'{rt.group_resource} "{candidate}" already exists, the server was not able to '
-                            "generate a unique name for the object")
+        raise AlreadyExists(
+            f'{rt.group_resource} "{candidate}" already exists, the server was not able to '
+            "generate a unique name for the object"
+        )
 
     def _check_namespace_accepts(self, rt: ResourceType, namespace: str, name: str) -> None:
         """NamespaceLifecycle admission: the namespace must exist and not be terminating."""
@@ -378,8 +460,10 @@ class Cluster:
         if ns is None:
             raise NotFound(f'namespaces "{namespace}" not found')
         if ns["metadata"].get("deletionTimestamp"):
-            raise Forbidden(f'{rt.group_resource} "{name}" is forbidden: unable to create new content in '
-                            f"namespace {namespace} because it is being terminated")
+            raise Forbidden(
+                f'{rt.group_resource} "{name}" is forbidden: unable to create new content in '
+                f"namespace {namespace} because it is being terminated"
+            )
 
     def _admit_pod_priority(self, pod: dict[str, Any], old: dict[str, Any] | None) -> None:
         bucket = self._store.buckets.get(("scheduling.k8s.io", "PriorityClass"))
@@ -394,21 +478,28 @@ class Cluster:
             raise invalid_error(rt.group_kind, str(meta.get("name") or ""), errs)
         if rt is self._priority_classes:
             bucket = self._store.buckets.get(("scheduling.k8s.io", "PriorityClass"))
-            others = [pc for pc in (bucket.objects.values() if bucket else ()) if pc["metadata"]["name"] != meta["name"]]
+            others = [
+                pc
+                for pc in (bucket.objects.values() if bucket else ())
+                if pc["metadata"]["name"] != meta["name"]
+            ]
             priority.validate_priority_class(obj, others, creating=old is None)
         if rt is CRD_TYPE:
             crd_resource_type(obj)
 
     # --- update -----------------------------------------------------------------------
 
-    def _update(self, rt: ResourceType, key: Key, new: dict[str, Any], actor: str,
-                subresource: str | None) -> dict[str, Any]:
+    def _update(
+        self, rt: ResourceType, key: Key, new: dict[str, Any], actor: str, subresource: str | None
+    ) -> dict[str, Any]:
         old = self._existing(rt, key)
         meta, old_meta = new["metadata"], old["metadata"]
         rv = meta.get("resourceVersion")
         if rv and rv != old_meta.get("resourceVersion"):
-            raise Conflict(f'Operation cannot be fulfilled on {rt.group_resource} "{key[1]}": the object has been '
-                           "modified; please apply your changes to the latest version and try again")
+            raise Conflict(
+                f'Operation cannot be fulfilled on {rt.group_resource} "{key[1]}": the object has been '
+                "modified; please apply your changes to the latest version and try again"
+            )
         if subresource == "status":
             if not rt.status_subresource:
                 raise NotFound(_NO_RESOURCE)
@@ -450,8 +541,11 @@ class Cluster:
             self._validate_object(rt, new, old)
         self._validate("UPDATE", rt, key, new, old, actor, subresource)
         if subresource is None:
-            changed = any(new.get(k) != old.get(k) for k in new.keys() | old.keys()
-                          if k not in ("metadata", "status", "apiVersion", "kind"))
+            changed = any(
+                new.get(k) != old.get(k)
+                for k in new.keys() | old.keys()
+                if k not in ("metadata", "status", "apiVersion", "kind")
+            )
             meta["generation"] = old_meta.get("generation", 1) + (1 if changed else 0)
         meta["resourceVersion"] = old_meta.get("resourceVersion")
         if new == old:
@@ -461,8 +555,17 @@ class Cluster:
         self._commit(rt, key, new, old, actor, subresource)
         return new
 
-    def _commit(self, rt: ResourceType, key: Key, new: dict[str, Any], old: dict[str, Any] | None,
-                actor: str, subresource: str | None, *, quiet: bool = False) -> None:
+    def _commit(
+        self,
+        rt: ResourceType,
+        key: Key,
+        new: dict[str, Any],
+        old: dict[str, Any] | None,
+        actor: str,
+        subresource: str | None,
+        *,
+        quiet: bool = False,
+    ) -> None:
         """Store a write (a new resourceVersion) and queue its event; an update that removes
         the last finalizer of an object being deleted deletes it instead (DELETED only)."""
         if old is not None and _finalized(new, old):
@@ -473,22 +576,38 @@ class Cluster:
         self._store.put(rt, key, new, old)
         if not quiet:
             self._bus.publish(WatchEvent(ADDED if old is None else MODIFIED, new, old, actor, subresource))
-        if old is not None and old["metadata"].get("ownerReferences") != new["metadata"].get("ownerReferences"):
+        if old is not None and old["metadata"].get("ownerReferences") != new["metadata"].get(
+            "ownerReferences"
+        ):
             for owner in owner_uids(old):  # a dependent let go of an owner waiting for it
                 self._finish_foreground_deletion(owner)
 
     # --- delete -----------------------------------------------------------------------
 
-    def _delete_request(self, rt: ResourceType, key: Key, obj: dict[str, Any], actor: str,
-                        policy: str | None, grace: int | None) -> dict[str, Any] | None:
+    def _delete_request(
+        self,
+        rt: ResourceType,
+        key: Key,
+        obj: dict[str, Any],
+        actor: str,
+        policy: str | None,
+        grace: int | None,
+    ) -> dict[str, Any] | None:
         """A DELETE as the API receives it: admission first, then the deletion itself."""
         if rt is self._namespaces and key[1] in _UNDELETABLE_NAMESPACES:
             raise Forbidden(f'namespaces "{key[1]}" is forbidden: this namespace may not be deleted')
         self._admit("DELETE", rt, key, None, obj, actor, None)
         return self._delete(rt, key, obj, actor, policy, grace)
 
-    def _delete(self, rt: ResourceType, key: Key, obj: dict[str, Any], actor: str,
-                policy: str | None, grace: int | None) -> dict[str, Any] | None:
+    def _delete(
+        self,
+        rt: ResourceType,
+        key: Key,
+        obj: dict[str, Any],
+        actor: str,
+        policy: str | None,
+        grace: int | None,
+    ) -> dict[str, Any] | None:
         """Delete a stored object; returns what remains stored (None once it is gone)."""
         if rt is self._namespaces:
             return self._delete_namespace(key, obj, actor)
@@ -514,8 +633,14 @@ class Cluster:
                 self._commit(rt, key, marked, obj, actor, None)
                 return marked
             if policy == _FOREGROUND and _FOREGROUND_FINALIZER not in finalizers:
-                self._commit(rt, key, self._marked(obj, [*finalizers, _FOREGROUND_FINALIZER],
-                                                   meta["deletionTimestamp"]), obj, actor, None)
+                self._commit(
+                    rt,
+                    key,
+                    self._marked(obj, [*finalizers, _FOREGROUND_FINALIZER], meta["deletionTimestamp"]),
+                    obj,
+                    actor,
+                    None,
+                )
                 self._delete_dependents_in_foreground(uid)
             return self._store.get(rt, key)
         if policy == _FOREGROUND:
@@ -531,7 +656,9 @@ class Cluster:
         self._remove(rt, key, obj, actor)
         return None
 
-    def _marked(self, obj: dict[str, Any], finalizers: builtins.list[str], when: str, grace: int = 0) -> dict[str, Any]:
+    def _marked(
+        self, obj: dict[str, Any], finalizers: builtins.list[str], when: str, grace: int = 0
+    ) -> dict[str, Any]:
         """A copy of `obj` marked for deletion (new metadata; other fields shared)."""
         marked = dict(obj)
         meta = marked["metadata"] = dict(obj["metadata"])
@@ -541,8 +668,9 @@ class Cluster:
             meta["finalizers"] = finalizers
         return marked
 
-    def _delete_gracefully(self, rt: ResourceType, key: Key, pod: dict[str, Any], actor: str, period: int,
-                           policy: str) -> dict[str, Any]:
+    def _delete_gracefully(
+        self, rt: ResourceType, key: Key, pod: dict[str, Any], actor: str, period: int, policy: str
+    ) -> dict[str, Any]:
         """Mark a bound pod for deletion after `period` seconds (shortening only), as kubelets expect."""
         meta = pod["metadata"]
         current = meta.get("deletionGracePeriodSeconds")
@@ -555,8 +683,15 @@ class Cluster:
         self._commit(rt, key, marked, pod, actor, None)
         return marked
 
-    def _remove(self, rt: ResourceType, key: Key, old: dict[str, Any], actor: str, *,
-                final: dict[str, Any] | None = None) -> None:
+    def _remove(
+        self,
+        rt: ResourceType,
+        key: Key,
+        old: dict[str, Any],
+        actor: str,
+        *,
+        final: dict[str, Any] | None = None,
+    ) -> None:
         """Take an object out of the store (DELETED event), then collect what depended on it."""
         gone = dict(final if final is not None else old)
         gone["metadata"] = dict(gone["metadata"])
@@ -610,7 +745,9 @@ class Cluster:
                 policy = _BACKGROUND
             self._delete_request(rt, key, obj, _GC, policy, None)
         except ApiError as exc:  # the real collector would retry; here the object just stays
-            log.warning("garbage collection failed", kind=rt.kind, name=key[1], namespace=key[0], error=str(exc))
+            log.warning(
+                "garbage collection failed", kind=rt.kind, name=key[1], namespace=key[0], error=str(exc)
+            )
 
     def _drop_owner_references(self, rt: ResourceType, key: Key, obj: dict[str, Any], uids: set[str]) -> None:
         new = copy_tree(obj)
@@ -648,7 +785,10 @@ class Cluster:
         rt, owner = found
 
         def blocks(dep: dict[str, Any]) -> bool:
-            return any(r.get("uid") == uid and r.get("blockOwnerDeletion") for r in dep["metadata"].get("ownerReferences") or ())
+            return any(
+                r.get("uid") == uid and r.get("blockOwnerDeletion")
+                for r in dep["metadata"].get("ownerReferences") or ()
+            )
 
         if self._store.any_dependent(uid, blocks):
             return
@@ -716,8 +856,12 @@ class Cluster:
 
     def _create_default_namespaces(self) -> None:
         for name in DEFAULT_NAMESPACES:
-            self._create(self._namespaces, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
-                         "system", quiet=True)
+            self._create(
+                self._namespaces,
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
+                "system",
+                quiet=True,
+            )
 
     @staticmethod
     def _binding_conflict(name: str, reason: str) -> Conflict:
@@ -741,7 +885,9 @@ def _metadata(obj: dict[str, Any]) -> dict[str, Any]:
         if type(values) is not dict or not all(type(k) is str and type(v) is str for k, v in values.items()):
             raise BadRequest(f"metadata.{field} must map strings to strings")
     finalizers = meta.get("finalizers")
-    if finalizers is not None and (type(finalizers) is not list or not all(type(f) is str for f in finalizers)):
+    if finalizers is not None and (
+        type(finalizers) is not list or not all(type(f) is str for f in finalizers)
+    ):
         raise BadRequest("metadata.finalizers must be a list of strings")
     refs = meta.get("ownerReferences")
     if refs is not None and (type(refs) is not list or not all(type(r) is dict for r in refs)):
@@ -765,11 +911,19 @@ def _check_identity(mutated: dict[str, Any], original: dict[str, Any] | None) ->
     """Mutating admitters may not move an object to another kind, name or namespace."""
     if original is None:
         return
-    before = (original.get("apiVersion"), original.get("kind"), (original.get("metadata") or {}).get("name"),
-              (original.get("metadata") or {}).get("namespace"))
+    before = (
+        original.get("apiVersion"),
+        original.get("kind"),
+        (original.get("metadata") or {}).get("name"),
+        (original.get("metadata") or {}).get("namespace"),
+    )
     meta = mutated.get("metadata")
-    after = (mutated.get("apiVersion"), mutated.get("kind"), meta.get("name") if type(meta) is dict else None,
-             meta.get("namespace") if type(meta) is dict else None)
+    after = (
+        mutated.get("apiVersion"),
+        mutated.get("kind"),
+        meta.get("name") if type(meta) is dict else None,
+        meta.get("namespace") if type(meta) is dict else None,
+    )
     if before != after:
         raise BadRequest(f"a mutating admitter changed the object's identity from {before} to {after}")
 

@@ -75,23 +75,36 @@ def _body(patch: str | bytes | dict[str, Any] | list[Any]) -> Any:
     return copy_tree(patch)
 
 
-def apply_patch(obj: dict[str, Any], patch: str | bytes | dict[str, Any] | list[Any], content_type: str,
-                schema: PatchSchema) -> dict[str, Any]:
+def apply_patch(
+    obj: dict[str, Any],
+    patch: str | bytes | dict[str, Any] | list[Any],
+    content_type: str,
+    schema: PatchSchema,
+) -> dict[str, Any]:
     """Apply a patch body (text or parsed data) to `obj`, which is consumed; return the result."""
     body = _body(patch)
     if content_type == JSON_PATCH:
         if type(body) is not list:
-            raise BadRequest(f"json: cannot unmarshal {_json_kind(body)} into Go value of type jsonpatch.Patch")
+            raise BadRequest(
+                f"json: cannot unmarshal {_json_kind(body)} into Go value of type jsonpatch.Patch"
+            )
         try:
             result = jsonpatch.JsonPatch(body).apply(obj, in_place=True)
         except jsonpatch.InvalidJsonPatch as exc:
             raise BadRequest(str(exc)) from None
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, KeyError, IndexError,
-                TypeError) as exc:
+        except (
+            jsonpatch.JsonPatchException,
+            jsonpatch.JsonPointerException,
+            KeyError,
+            IndexError,
+            TypeError,
+        ) as exc:
             raise Invalid(f"the server rejected our request due to an error in our request: {exc}") from None
     else:
         if type(body) is not dict:
-            raise BadRequest(f"json: cannot unmarshal {_json_kind(body)} into Go value of type map[string]interface {{}}")
+            raise BadRequest(
+                f"json: cannot unmarshal {_json_kind(body)} into Go value of type map[string]interface {{}}"
+            )
         if content_type == MERGE_PATCH:
             result = merge_patch(obj, body)
         else:

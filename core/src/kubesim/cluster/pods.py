@@ -56,8 +56,10 @@ def pod_qos_class(pod: dict[str, Any]) -> str:
     """Guaranteed, Burstable or BestEffort, from the containers' cpu and memory."""
     spec = pod.get("spec") or {}
     containers = [c for field in ("containers", "initContainers") for c in spec.get(field) or ()]
-    if not all(_QOS_RESOURCES[0] in limits and _QOS_RESOURCES[1] in limits
-               for limits in ((c.get("resources") or {}).get("limits") or {} for c in containers)):
+    if not all(
+        _QOS_RESOURCES[0] in limits and _QOS_RESOURCES[1] in limits
+        for limits in ((c.get("resources") or {}).get("limits") or {} for c in containers)
+    ):
         # cannot be Guaranteed: only "any positive request or limit?" matters (the common, fast case)
         for c in containers:
             resources = c.get("resources") or {}
@@ -83,9 +85,8 @@ def pod_qos_class(pod: dict[str, Any]) -> str:
             guaranteed = False
     if not requests and not limits:
         return "BestEffort"
-    if guaranteed and all(limits.get(name) == value for name, value in requests.items()):
-        if len(requests) == len(limits):
-            return "Guaranteed"
+    if guaranteed and len(requests) == len(limits) and all(limits.get(n) == v for n, v in requests.items()):
+        return "Guaranteed"
     return "Burstable"
 
 
@@ -160,6 +161,11 @@ def _validate_resources(resources: Any, path: str) -> list[FieldError]:
     limits, requests = parsed.get("limits", {}), parsed.get("requests", {})
     for name, value in requests.items():
         if name in limits and value > limits[name]:
-            errs.append(invalid(f"{path}.requests[{name}]", resources["requests"][name],
-                                f"must be less than or equal to {name} limit of {resources['limits'][name]}"))
+            errs.append(
+                invalid(
+                    f"{path}.requests[{name}]",
+                    resources["requests"][name],
+                    f"must be less than or equal to {name} limit of {resources['limits'][name]}",
+                )
+            )
     return errs

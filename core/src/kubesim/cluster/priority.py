@@ -44,8 +44,9 @@ def _global_default(classes: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
     return best
 
 
-def admit_pod_priority(pod: dict[str, Any], old: dict[str, Any] | None, lookup: ClassLookup,
-                       classes: Iterable[dict[str, Any]]) -> None:
+def admit_pod_priority(
+    pod: dict[str, Any], old: dict[str, Any] | None, lookup: ClassLookup, classes: Iterable[dict[str, Any]]
+) -> None:
     """Set spec.priority and spec.preemptionPolicy of a pod being created (in place).
 
     On update the old values are kept when the new object omits them. Raises Forbidden for an
@@ -82,13 +83,19 @@ def admit_pod_priority(pod: dict[str, Any], old: dict[str, Any] | None, lookup: 
             raise _forbidden(name, f"no PriorityClass with name {class_name} was found")
     given = spec.get("priority")
     if given is not None and given != priority:
-        raise _forbidden(name, f"the integer value of priority ({given}) must not be provided in pod spec; "
-                               f"priority admission controller computed {priority} from the given PriorityClass name")
+        raise _forbidden(
+            name,
+            f"the integer value of priority ({given}) must not be provided in pod spec; "
+            f"priority admission controller computed {priority} from the given PriorityClass name",
+        )
     spec["priority"] = priority
     given_policy = spec.get("preemptionPolicy")
     if given_policy is not None and given_policy != policy:
-        raise _forbidden(name, f"the string value of PreemptionPolicy ({given_policy}) must not be provided in pod "
-                               f"spec; priority admission controller computed {policy} from the given PriorityClass name")
+        raise _forbidden(
+            name,
+            f"the string value of PreemptionPolicy ({given_policy}) must not be provided in pod "
+            f"spec; priority admission controller computed {policy} from the given PriorityClass name",
+        )
     spec["preemptionPolicy"] = policy
 
 
@@ -102,13 +109,21 @@ def validate_priority_class(pc: dict[str, Any], classes: Iterable[dict[str, Any]
     """Reject user classes above the user limit and a second globalDefault class (Forbidden)."""
     name = str((pc.get("metadata") or {}).get("name", ""))
     value = pc.get("value", 0)
-    if name not in SYSTEM_PRIORITY_CLASSES and isinstance(value, int) and value > HIGHEST_USER_DEFINABLE_PRIORITY:
-        raise Forbidden(f'priorityclasses.scheduling.k8s.io "{name}" is forbidden: maximum allowed value of a '
-                        f"user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}")
+    if (
+        name not in SYSTEM_PRIORITY_CLASSES
+        and isinstance(value, int)
+        and value > HIGHEST_USER_DEFINABLE_PRIORITY
+    ):
+        raise Forbidden(
+            f'priorityclasses.scheduling.k8s.io "{name}" is forbidden: maximum allowed value of a '
+            f"user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}"
+        )
     if pc.get("globalDefault"):
         default = _global_default(classes)
         if default is not None:
             other = default["metadata"]["name"]
             if creating or other != name:
-                raise Forbidden(f'priorityclasses.scheduling.k8s.io "{name}" is forbidden: PriorityClass {other} '
-                                "is already marked as default. Only one default can exist")
+                raise Forbidden(
+                    f'priorityclasses.scheduling.k8s.io "{name}" is forbidden: PriorityClass {other} '
+                    "is already marked as default. Only one default can exist"
+                )

@@ -53,7 +53,7 @@ def _upstream_parser() -> Callable[[object], Decimal]:
 @lru_cache(maxsize=4096, typed=True)
 def _parse(q: Quantity) -> Decimal:
     if isinstance(q, bool) or not isinstance(q, (str, int, float, Decimal)):
-        raise ValueError(f"invalid quantity {q!r}: expected a string or a number")
+        raise ValueError(f"invalid quantity {q!r}: expected a string or a number")  # noqa: TRY004
     try:
         value = _upstream_parser()(q)
     except (ValueError, ArithmeticError) as exc:

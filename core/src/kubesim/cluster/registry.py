@@ -16,7 +16,14 @@ from kubesim.errors import NotFound
 
 from .validation import FieldError, invalid, invalid_error, is_dns1123_label, is_dns1123_subdomain, required
 
-__all__ = ["BUILTIN_TYPES", "CRD_TYPE", "ResourceRegistry", "ResourceType", "crd_group_kind", "crd_resource_type"]
+__all__ = [
+    "BUILTIN_TYPES",
+    "CRD_TYPE",
+    "ResourceRegistry",
+    "ResourceType",
+    "crd_group_kind",
+    "crd_resource_type",
+]
 
 
 @attrs.frozen(cache_hash=True)
@@ -32,7 +39,7 @@ class ResourceType:
 
     @property
     def api_version(self) -> str:
-        """"v1" for the core group, else "group/version"."""
+        """ "v1" for the core group, else "group/version"."""
         return f"{self.group}/{self.version}" if self.group else self.version
 
     @property
@@ -46,8 +53,9 @@ class ResourceType:
         return f"{self.kind}.{self.group}" if self.group else self.kind
 
 
-def _t(group: str, kind: str, plural: str, namespaced: bool = True, status: bool = False,
-       version: str = "v1") -> ResourceType:
+def _t(
+    group: str, kind: str, plural: str, namespaced: bool = True, status: bool = False, version: str = "v1"
+) -> ResourceType:
     return ResourceType(group, version, kind, plural, namespaced, status)
 
 
@@ -80,8 +88,13 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     _t("storage.k8s.io", "CSIDriver", "csidrivers", namespaced=False),
     _t("storage.k8s.io", "VolumeAttachment", "volumeattachments", namespaced=False, status=True),
     _t("coordination.k8s.io", "Lease", "leases"),
-    _t("apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions",
-       namespaced=False, status=True),
+    _t(
+        "apiextensions.k8s.io",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        namespaced=False,
+        status=True,
+    ),
 )
 
 CRD_TYPE = BUILTIN_TYPES[-1]
@@ -137,8 +150,11 @@ class ResourceRegistry:
         rt, served = crd_resource_type(crd)
         if (rt.group, rt.kind) in self._builtin:
             name = str((crd.get("metadata") or {}).get("name", ""))
-            raise invalid_error(CRD_TYPE.group_kind, name,
-                                [invalid("spec.names.kind", rt.kind, f"{rt.kind}.{rt.group} is a built-in kind")])
+            raise invalid_error(
+                CRD_TYPE.group_kind,
+                name,
+                [invalid("spec.names.kind", rt.kind, f"{rt.kind}.{rt.group} is a built-in kind")],
+            )
         self._add(rt, served)
         return rt
 
@@ -175,7 +191,9 @@ def crd_resource_type(crd: Mapping[str, Any]) -> tuple[ResourceType, list[str]]:
     elif is_dns1123_label(plural):
         errs.append(invalid("spec.names.plural", plural, "; ".join(is_dns1123_label(plural))))
     if scope not in ("Namespaced", "Cluster"):
-        errs.append(FieldError("Unsupported value", "spec.scope", scope, 'supported values: "Cluster", "Namespaced"'))
+        errs.append(
+            FieldError("Unsupported value", "spec.scope", scope, 'supported values: "Cluster", "Namespaced"')
+        )
     versions = spec.get("versions")
     served: list[str] = []
     storage: list[Mapping[str, Any]] = []
@@ -191,8 +209,13 @@ def crd_resource_type(crd: Mapping[str, Any]) -> tuple[ResourceType, list[str]]:
             if v.get("storage"):
                 storage.append(v)
         if len(storage) != 1:
-            errs.append(invalid("spec.versions", [v.get("name") for v in storage] if storage else None,
-                                "must have exactly one version marked as storage version"))
+            errs.append(
+                invalid(
+                    "spec.versions",
+                    [v.get("name") for v in storage] if storage else None,
+                    "must have exactly one version marked as storage version",
+                )
+            )
         if not served:
             errs.append(invalid("spec.versions", None, "must have at least one served version"))
     if isinstance(group, str) and isinstance(plural, str) and name and name != f"{plural}.{group}":
@@ -202,7 +225,9 @@ def crd_resource_type(crd: Mapping[str, Any]) -> tuple[ResourceType, list[str]]:
     stored = storage[0]
     subresources = stored.get("subresources") or {}
     has_status = isinstance(subresources, Mapping) and "status" in subresources
-    rt = ResourceType(str(group), str(stored["name"]), str(kind), str(plural), scope == "Namespaced", has_status)
+    rt = ResourceType(
+        str(group), str(stored["name"]), str(kind), str(plural), scope == "Namespaced", has_status
+    )
     return rt, served
 
 
@@ -210,4 +235,3 @@ def crd_group_kind(crd: Mapping[str, Any]) -> tuple[str, str]:
     """(group, kind) named by a CRD object, without validating it."""
     spec = crd.get("spec") or {}
     return str(spec.get("group", "")), str((spec.get("names") or {}).get("kind", ""))
-

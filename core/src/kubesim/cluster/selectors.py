@@ -56,13 +56,19 @@ class Requirement:
                 errs.append(invalid("values", vals, "values set must be empty for exists and does not exist"))
         elif operator in (GREATER_THAN, LESS_THAN):
             if len(vals) != 1:
-                errs.append(invalid("values", vals, "for 'Gt', 'Lt' operators, exactly one value is required"))
+                errs.append(
+                    invalid("values", vals, "for 'Gt', 'Lt' operators, exactly one value is required")
+                )
             for i, v in enumerate(vals):
                 if _int64(v) is None:
-                    errs.append(invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer"))
+                    errs.append(
+                        invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer")
+                    )
         else:
             supported = ", ".join(f'"{o}"' for o in _ALL_OPERATORS)
-            errs.append(FieldError("Unsupported value", "operator", operator, f"supported values: {supported}"))
+            errs.append(
+                FieldError("Unsupported value", "operator", operator, f"supported values: {supported}")
+            )
         for i, v in enumerate(vals):
             errs.extend(invalid(f"values[{i}][{key}]", v, m) for m in is_label_value(v))
         if errs:
@@ -153,8 +159,10 @@ class LabelSelector:
             raise BadRequest(f"a label selector must be an object, not {type(selector).__name__}")
         for field in selector:
             if field not in ("matchLabels", "matchExpressions"):
-                raise BadRequest(f'unknown field "{field}" in a label selector (it has matchLabels and '
-                                 "matchExpressions; use LabelSelector.from_set for a plain label set)")
+                raise BadRequest(
+                    f'unknown field "{field}" in a label selector (it has matchLabels and '
+                    "matchExpressions; use LabelSelector.from_set for a plain label set)"
+                )
         match_labels = selector.get("matchLabels") or {}
         expressions = selector.get("matchExpressions") or []
         reqs = [Requirement.checked(str(k), EQUALS, [_label_string(v)]) for k, v in match_labels.items()]
@@ -221,8 +229,19 @@ def _label_string(value: Any) -> str:
 # --- the string grammar: a lexer and a recursive-descent parser -------------------------
 
 _ERROR, _END, _CLOSE, _COMMA, _NOT, _DEQ, _EQ, _GT, _ID, _IN, _LT, _NEQ, _NOTIN, _OPEN = range(14)
-_TOKENS = {")": _CLOSE, ",": _COMMA, "!": _NOT, "==": _DEQ, "=": _EQ, ">": _GT, "in": _IN,
-           "<": _LT, "!=": _NEQ, "notin": _NOTIN, "(": _OPEN}
+_TOKENS = {
+    ")": _CLOSE,
+    ",": _COMMA,
+    "!": _NOT,
+    "==": _DEQ,
+    "=": _EQ,
+    ">": _GT,
+    "in": _IN,
+    "<": _LT,
+    "!=": _NEQ,
+    "notin": _NOTIN,
+    "(": _OPEN,
+}
 _SPECIAL = frozenset("=!(),><")
 _SPACE = frozenset(" \t\r\n")
 
@@ -240,9 +259,9 @@ def _lex(text: str) -> Iterator[tuple[int, str]]:
             # the longest run of special characters that is still a token
             j, best = i, None
             while j < n and text[j] in _SPECIAL:
-                tok = _TOKENS.get(text[i:j + 1])
+                tok = _TOKENS.get(text[i : j + 1])
                 if tok is not None:
-                    best = (tok, text[i:j + 1])
+                    best = (tok, text[i : j + 1])
                 elif best is not None:
                     break
                 j += 1
@@ -364,8 +383,15 @@ class _Parser:
         raise BadRequest(f"found '{lit}', expected: identifier")
 
 
-_OPERATOR_TOKENS = {_IN: IN, _EQ: EQUALS, _DEQ: DOUBLE_EQUALS, _GT: GREATER_THAN, _LT: LESS_THAN,
-                    _NOTIN: NOT_IN, _NEQ: NOT_EQUALS}
+_OPERATOR_TOKENS = {
+    _IN: IN,
+    _EQ: EQUALS,
+    _DEQ: DOUBLE_EQUALS,
+    _GT: GREATER_THAN,
+    _LT: LESS_THAN,
+    _NOTIN: NOT_IN,
+    _NEQ: NOT_EQUALS,
+}
 _BINARY_SPELLING = ("in", "notin", "=", "==", "!=", "gt", "lt")
 
 
@@ -469,7 +495,7 @@ def _parse_fields_cached(text: str) -> FieldSelector:
         for i in range(len(part)):
             op = next((o for o in ("!=", "==", "=") if part.startswith(o, i)), None)
             if op is not None:
-                lhs, rhs = part[:i], part[i + len(op):]
+                lhs, rhs = part[:i], part[i + len(op) :]
                 break
         else:
             raise BadRequest(f"invalid selector: '{text}'; can't understand '{part}'")

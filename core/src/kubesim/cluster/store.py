@@ -160,7 +160,9 @@ class ObjectStore:
             return []
         return sorted(refs, key=lambda r: (r[0].group, r[0].kind, r[1]))
 
-    def each(self, types: list[ResourceType], namespace: str | None = None) -> Iterator[tuple[ResourceType, dict[str, Any]]]:
+    def each(
+        self, types: list[ResourceType], namespace: str | None = None
+    ) -> Iterator[tuple[ResourceType, dict[str, Any]]]:
         """Every stored object of the given kinds, in that order, then by (namespace, name)."""
         for rt in types:
             b = self.buckets.get((rt.group, rt.kind))

@@ -72,7 +72,9 @@ def _strategy(field: PatchField | None) -> str:
     raise BadRequest(f"unexpected patch strategy: {field.strategy}")
 
 
-def strategic_merge_patch(original: dict[str, Any], patch: dict[str, Any], schema: PatchSchema) -> dict[str, Any]:
+def strategic_merge_patch(
+    original: dict[str, Any], patch: dict[str, Any], schema: PatchSchema
+) -> dict[str, Any]:
     """Apply `patch` to `original` and return the result.
 
     Both arguments are consumed: the caller passes copies it does not need any more.
@@ -119,7 +121,9 @@ def _merge_map(original: dict[str, Any] | None, patch: dict[str, Any], schema: P
         sub = field.schema if field is not None and field.schema is not None else _EMPTY
         strategy = _strategy(field)
         if both_maps:
-            original[key] = _strip(patch_value) if strategy == "replace" else _merge_map(current, patch_value, sub)
+            original[key] = (
+                _strip(patch_value) if strategy == "replace" else _merge_map(current, patch_value, sub)
+            )
         else:
             merge_key = field.merge_key if field is not None else ""
             original[key] = _merge_list_field(current, patch_value, sub, strategy, merge_key, is_delete_list)
@@ -198,9 +202,9 @@ def _apply_retain_keys(original: dict[str, Any], patch: dict[str, Any]) -> None:
     retain = patch.pop(_RETAIN_KEYS)
     if type(retain) is not list:
         raise BadRequest("invalid patch format of retainKeys")
-    keep = set(k for k in retain if isinstance(k, str))
+    keep = {k for k in retain if isinstance(k, str)}
     for k, v in patch.items():
-        if v is None or k.startswith(_DELETE_FROM_PRIMITIVE_LIST) or k.startswith(_SET_ELEMENT_ORDER):
+        if v is None or k.startswith((_DELETE_FROM_PRIMITIVE_LIST, _SET_ELEMENT_ORDER)):
             continue
         if k not in keep:
             raise BadRequest("invalid patch format of retainKeys")
@@ -208,8 +212,14 @@ def _apply_retain_keys(original: dict[str, Any], patch: dict[str, Any]) -> None:
         del original[k]
 
 
-def _merge_list_field(current: list[Any], patch_value: list[Any], schema: PatchSchema, strategy: str,
-                      merge_key: str, is_delete_list: bool) -> list[Any]:
+def _merge_list_field(
+    current: list[Any],
+    patch_value: list[Any],
+    schema: PatchSchema,
+    strategy: str,
+    merge_key: str,
+    is_delete_list: bool,
+) -> list[Any]:
     """Merge or replace a list field by its strategy; `current` may be rewritten (see _merge_list)."""
     if strategy == "merge" or is_delete_list:
         return _merge_list(current, patch_value, schema, merge_key, is_delete_list)
@@ -235,8 +245,9 @@ def _element_type(*lists: list[Any]) -> str:
     return found
 
 
-def _merge_list(original: list[Any], patch: list[Any], schema: PatchSchema, merge_key: str,
-                is_delete_list: bool) -> list[Any]:
+def _merge_list(
+    original: list[Any], patch: list[Any], schema: PatchSchema, merge_key: str, is_delete_list: bool
+) -> list[Any]:
     """Merge two lists (mergeSlice).
 
     For lists of maps, `original` is treated like the Go slice it is upstream: deleting items
@@ -287,8 +298,9 @@ def _delete_from_list(current: list[Any], to_delete: list[Any]) -> list[Any]:
     return [v for v in current if _scalar_key(v) not in gone]
 
 
-def _apply_list_directives(backing: list[Any], patch: list[Any],
-                           merge_key: str) -> tuple[list[Any], list[Any], bool]:
+def _apply_list_directives(
+    backing: list[Any], patch: list[Any], merge_key: str
+) -> tuple[list[Any], list[Any], bool]:
     """Handle `$patch` items: delete matching items (shifting `backing` in place, as Go's
     append(s[:i], s[i+1:]...) does), or replace the whole list.
 
@@ -307,7 +319,7 @@ def _apply_list_directives(backing: list[Any], patch: list[Any],
             if merge_key not in item:
                 raise _no_merge_key(item, merge_key)
             while (i := _find(backing[:length], merge_key, item[merge_key])) >= 0:
-                backing[i:length - 1] = backing[i + 1:length]
+                backing[i : length - 1] = backing[i + 1 : length]
                 length -= 1
         elif directive == "replace":
             replace = True
@@ -329,8 +341,9 @@ def _find(items: list[Any], merge_key: str, value: Any) -> int:
     return -1
 
 
-def _merge_by_key(original: list[Any], patch: list[Any], schema: PatchSchema, merge_key: str,
-                  backing: list[Any] | None) -> list[Any]:
+def _merge_by_key(
+    original: list[Any], patch: list[Any], schema: PatchSchema, merge_key: str, backing: list[Any] | None
+) -> list[Any]:
     """Merge patch items into the items with the same key; append the others.
 
     Appends also fill `backing` while it has room (Go's append reusing the array's capacity).
@@ -408,8 +421,13 @@ def _sort_by(items: list[Any], order: list[Any], merge_key: str) -> list[Any]:
     return [keep[i] for i in ranked] + deleted
 
 
-def _normalize_order(patch_items: list[Any], server_only: list[Any], patch_order: list[Any],
-                     server_order: list[Any], merge_key: str) -> list[Any]:
+def _normalize_order(
+    patch_items: list[Any],
+    server_only: list[Any],
+    patch_order: list[Any],
+    server_order: list[Any],
+    merge_key: str,
+) -> list[Any]:
     """Patch items in patch order; server-only items slotted in by their old positions."""
     right = _sort_by(patch_items, patch_order, merge_key)
     left = _sort_by(server_only, server_order, merge_key)

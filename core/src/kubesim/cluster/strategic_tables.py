@@ -83,14 +83,16 @@ _SCHEMAS: Mapping[tuple[str, str], PatchSchema] = {
     ("", "Service"): _kind({"ports": _merge("port")}, _CONDITIONS),
     ("", "ServiceAccount"): {"metadata": _struct(OBJECT_META), "secrets": _merge("name")},
     ("", "PersistentVolumeClaim"): _kind(None, _CONDITIONS),
-    ("apps", "Deployment"): _kind({"template": _struct(POD_TEMPLATE), "strategy": PatchField("retainKeys")},
-                                  _CONDITIONS),
+    ("apps", "Deployment"): _kind(
+        {"template": _struct(POD_TEMPLATE), "strategy": PatchField("retainKeys")}, _CONDITIONS
+    ),
     ("apps", "ReplicaSet"): _kind(_WITH_TEMPLATE, _CONDITIONS),
     ("apps", "StatefulSet"): _kind(_WITH_TEMPLATE, _CONDITIONS),
     ("apps", "DaemonSet"): _kind(_WITH_TEMPLATE, _CONDITIONS),
     ("batch", "Job"): _kind(_JOB_SPEC, _CONDITIONS),
-    ("batch", "CronJob"): _kind({"jobTemplate": _struct({"metadata": _struct(OBJECT_META),
-                                                         "spec": _struct(_JOB_SPEC)})}),
+    ("batch", "CronJob"): _kind(
+        {"jobTemplate": _struct({"metadata": _struct(OBJECT_META), "spec": _struct(_JOB_SPEC)})}
+    ),
     ("policy", "PodDisruptionBudget"): _kind({"selector": PatchField("replace")}, _CONDITIONS),
     ("storage.k8s.io", "CSINode"): _kind({"drivers": _merge("name")}),
 }

@@ -71,8 +71,12 @@ def _crd_status(crd: dict[str, Any], now: str) -> dict[str, Any]:
         "acceptedNames": dict(spec.get("names") or {}),
         "conditions": [
             {"type": "NamesAccepted", "reason": "NoConflicts", "message": "no conflicts found", **condition},
-            {"type": "Established", "reason": "InitialNamesAccepted",
-             "message": "the initial names have been accepted", **condition},
+            {
+                "type": "Established",
+                "reason": "InitialNamesAccepted",
+                "message": "the initial names have been accepted",
+                **condition,
+            },
         ],
         "storedVersions": storage,
     }

@@ -139,7 +139,9 @@ def is_qualified_name(value: str) -> list[str]:
     elif len(name.encode()) > 63:
         errs.append("name part " + _max_len(63, "bytes"))
     if not _label_key(name):
-        errs.append("name part " + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
+        errs.append(
+            "name part " + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+        )
     return errs
 
 
@@ -238,7 +240,10 @@ def validate_object_meta(
     if old is None:
         generate = meta.get("generateName") or ""
         if generate:
-            errs.extend(invalid("metadata.generateName", generate, m) for m in name_check(_mask_trailing_dash(generate)))
+            errs.extend(
+                invalid("metadata.generateName", generate, m)
+                for m in name_check(_mask_trailing_dash(generate))
+            )
         name = meta.get("name") or ""
         if not name:
             errs.append(required("metadata.name", "name or generateName is required"))
@@ -254,8 +259,13 @@ def validate_object_meta(
     for f in finalizers:
         errs.extend(invalid("metadata.finalizers", f, m) for m in is_qualified_name(f))
     if "orphan" in finalizers and "foregroundDeletion" in finalizers:
-        errs.append(invalid("metadata.finalizers", finalizers,
-                            "finalizer orphan and foregroundDeletion cannot be both set"))
+        errs.append(
+            invalid(
+                "metadata.finalizers",
+                finalizers,
+                "finalizer orphan and foregroundDeletion cannot be both set",
+            )
+        )
     for i, ref in enumerate(meta.get("ownerReferences") or []):
         path = f"metadata.ownerReferences[{i}]"
         for field in ("apiVersion", "kind", "name", "uid"):
@@ -264,17 +274,22 @@ def validate_object_meta(
     controllers = [r for r in meta.get("ownerReferences") or [] if r.get("controller") is True]
     if len(controllers) > 1:
         first, second = controllers[0], controllers[1]
-        errs.append(invalid(
-            "metadata.ownerReferences", meta.get("ownerReferences"),
-            'Only one reference can have Controller set to true. Found "true" in references for '
-            f"{first.get('kind')}/{first.get('name')} and {second.get('kind')}/{second.get('name')}",
-        ))
+        errs.append(
+            invalid(
+                "metadata.ownerReferences",
+                meta.get("ownerReferences"),
+                'Only one reference can have Controller set to true. Found "true" in references for '
+                f"{first.get('kind')}/{first.get('name')} and {second.get('kind')}/{second.get('name')}",
+            )
+        )
     if old is not None and old.get("deletionTimestamp"):
         added = sorted(set(finalizers) - set(old.get("finalizers") or []))
         if added:
             shown = "[]string{" + ", ".join(json.dumps(f) for f in added) + "}"
-            errs.append(forbidden(
-                "metadata.finalizers",
-                f"no new finalizers can be added if the object is being deleted, found new finalizers {shown}",
-            ))
+            errs.append(
+                forbidden(
+                    "metadata.finalizers",
+                    f"no new finalizers can be added if the object is being deleted, found new finalizers {shown}",
+                )
+            )
     return errs
