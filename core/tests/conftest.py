@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,8 @@ def kubesim(tmp_path: Path) -> RunKubesim:
 
     def run(*args: str, env: dict[str, str] | None = None, plugins: bool = True) -> subprocess.CompletedProcess[str]:
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("KUBESIM_")}
+        # hermetic: the plugins installed in this environment (the scheduler, ...) stay out
+        full_env["KUBESIM_DISABLED_PLUGINS"] = ",".join(sorted(ep.name for ep in entry_points(group="kubesim")))
         if plugins:
             full_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(DATA / "plugins"), full_env.get("PYTHONPATH")]))
             full_env["KUBESIM_PLUGINS"] = "kubesim_testplugin"

@@ -34,14 +34,14 @@ def plugin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
 def test_registries_merge_across_plugins_sorted_by_name() -> None:
     a = module("a", kubesim_scheduler_plugins=lambda: {"Zeta": int, "Alpha": str})
     b = module("b", kubesim_scheduler_plugins=lambda: {"Mid": float})
-    hooks = load_plugins(extra=[a, b])
+    hooks = load_plugins(extra=[a, b], entry_points=False)
     assert list(hooks.scheduler_plugins()) == ["Alpha", "Mid", "Zeta"]
 
 
 def test_duplicate_names_name_both_plugins() -> None:
     a = module("plugin_a", kubesim_result_aggregators=lambda: {"alloc": 1})
     b = module("plugin_b", kubesim_result_aggregators=lambda: {"alloc": 2})
-    hooks = load_plugins(extra=[a, b])
+    hooks = load_plugins(extra=[a, b], entry_points=False)
     with pytest.raises(PluginError, match="result aggregator 'alloc' is registered by both"):
         hooks.result_aggregators()
 
@@ -49,13 +49,13 @@ def test_duplicate_names_name_both_plugins() -> None:
 def test_misspelt_hook_fails_loudly() -> None:
     bad = module("bad", kubesim_controlers=lambda: [])
     with pytest.raises(PluginError, match="kubesim_controlers"):
-        load_plugins(extra=[bad])
+        load_plugins(extra=[bad], entry_points=False)
 
 
 def test_wrong_hook_arguments_fail_loudly() -> None:
     bad = module("bad", kubesim_admission=lambda req, extra: None)
     with pytest.raises(PluginError, match="kubesim_admission"):
-        load_plugins(extra=[bad])
+        load_plugins(extra=[bad], entry_points=False)
 
 
 def test_env_var_loads_uninstalled_modules_and_blocks_names(plugin_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -67,12 +67,12 @@ def test_env_var_loads_uninstalled_modules_and_blocks_names(plugin_dir: Path, mo
         "    return [ControllerWaiter('outside', lambda: True)]\n"
     )
     monkeypatch.setenv("KUBESIM_PLUGINS", "kubesim_testmod_one")
-    hooks = load_plugins()
+    hooks = load_plugins(entry_points=False)
     assert list(hooks.controller_waiters()) == ["outside"]
     info = {i.name: i for i in hooks.plugin_infos()}["kubesim_testmod_one"]
     assert info.hooks == ("kubesim_controller_waiters",)
     monkeypatch.setenv("KUBESIM_DISABLED_PLUGINS", "kubesim_testmod_one")
-    assert load_plugins().controller_waiters() == {}
+    assert load_plugins(entry_points=False).controller_waiters() == {}
 
 
 def test_unimportable_env_plugin_is_a_plugin_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -94,7 +94,7 @@ def test_admitters_are_called_per_plugin_and_named() -> None:
         calls.append("watch")
         return None
 
-    hooks = load_plugins(extra=[module("first", kubesim_admission=watch), module("second", kubesim_admission=deny)])
+    hooks = load_plugins(extra=[module("first", kubesim_admission=watch), module("second", kubesim_admission=deny)], entry_points=False)
     admitters = hooks.admitters()
     results = [admit(object()) for admit in admitters]  # type: ignore[arg-type]
     assert calls == ["watch", "deny"]
@@ -107,17 +107,17 @@ def test_step_phase_gate_lets_plugins_answer_first() -> None:
     from kubesim.scenario import gate
 
     status = ScenarioStepStatus(phase=StepPhase.CONTROLLER_PAUSED, running_simulation_controller="scheduler")
-    hooks = load_plugins(builtins=[gate])
+    hooks = load_plugins(builtins=[gate], entry_points=False)
     assert hooks.check_scenario_step_phase("scheduler", status) is True
     assert hooks.check_scenario_step_phase("other", status) is False
     never = module("never", kubesim_check_scenario_step_phase=lambda controller_name, gate: False)
-    assert load_plugins(builtins=[gate], extra=[never]).check_scenario_step_phase("scheduler", status) is False
+    assert load_plugins(builtins=[gate], extra=[never], entry_points=False).check_scenario_step_phase("scheduler", status) is False
 
 
 def test_controllers_are_keyed_by_their_name() -> None:
     class Fake:
         name = "fake"
 
-    hooks = load_plugins(extra=[module("m", kubesim_controllers=lambda: [Fake])])
+    hooks = load_plugins(extra=[module("m", kubesim_controllers=lambda: [Fake])], entry_points=False)
     assert hooks.controllers() == {"fake": Fake}
     assert ControllerWaiter("w", lambda: True).satisfied()

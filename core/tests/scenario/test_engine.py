@@ -30,7 +30,7 @@ def testplugin() -> Iterator[types.ModuleType]:
 
 
 def hooks_with(*modules: types.ModuleType) -> Hooks:
-    return load_plugins(builtins=[gate], extra=modules)
+    return load_plugins(builtins=[gate], extra=modules, entry_points=False)
 
 
 def marker_scenario(with_done: bool = True) -> Any:

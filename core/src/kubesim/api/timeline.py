@@ -58,9 +58,12 @@ class ScenarioPodScheduleResult:
     all_candidate_nodes: list[str] = attrs.field(factory=list)
     all_filtered_nodes: list[str] = attrs.field(factory=list)
     plugin_results: ScenarioPluginsResults = attrs.field(factory=ScenarioPluginsResults)
-    # kubesim extensions: the attempt's outcome message (upstream FitError text) and,
-    # at the summary detail level, how many nodes each reason rejected.
+    # kubesim extensions: the attempt's outcome message (upstream FitError text) and, at
+    # the summary detail level (where the node lists are left out), the node counts and
+    # how many nodes each filter reason rejected.
     message: str | None = None
+    candidate_node_count: int | None = None
+    filtered_node_count: int | None = None
     filter_reason_counts: dict[str, int] | None = None
 
 

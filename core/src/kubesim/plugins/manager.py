@@ -55,15 +55,19 @@ def _split_env(name: str) -> list[str]:
 
 
 def load_plugins(
-    *, builtins: Iterable[ModuleType] = (), extra: Iterable[ModuleType] = ()
+    *, builtins: Iterable[ModuleType] = (), extra: Iterable[ModuleType] = (), entry_points: bool = True
 ) -> Hooks:
-    """Build the plugin manager from entry points, KUBESIM_PLUGINS, `extra` and built-ins."""
+    """Build the plugin manager from entry points, KUBESIM_PLUGINS, `extra` and built-ins.
+
+    `entry_points=False` leaves installed plugins out (tests that need a known set).
+    """
     pm = pluggy.PluginManager(PROJECT)
     pm.add_hookspecs(hookspecs)
     for name in _split_env(DISABLED_ENV):
         pm.set_blocked(name)
     dists: dict[str, tuple[str | None, str | None]] = {}
-    eps = sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (ep.name, ep.value))
+    found = metadata.entry_points(group=ENTRY_POINT_GROUP) if entry_points else ()
+    eps = sorted(found, key=lambda ep: (ep.name, ep.value))
     for ep in eps:
         if pm.is_blocked(ep.name) or pm.get_plugin(ep.name) is not None:
             continue
