@@ -1,1 +1,31 @@
-"""kubesim hook implementations of the scheduler plugin (filled in once the core plugin manager exists)."""
+"""kubesim hook implementations of the scheduler plugin."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import click
+from kubesim import hookimpl
+
+from .controller import SchedulerController
+from .framework.interface import Plugin
+from .options import run_options
+from .plugins.registry import in_tree_registry
+
+
+@hookimpl
+def kubesim_scheduler_plugins() -> Mapping[str, type[Plugin]]:
+    """kube-scheduler's in-tree plugins, under their upstream names."""
+    return in_tree_registry()
+
+
+@hookimpl
+def kubesim_controllers() -> Sequence[type[SchedulerController]]:
+    """The scheduler, to be named in a scenario's simulationControllers."""
+    return [SchedulerController]
+
+
+@hookimpl
+def kubesim_run_options() -> Sequence[click.Option]:
+    """--scheduler-config and --detail for `kubesim run`."""
+    return run_options()

@@ -1,0 +1,237 @@
+"""The scheduler as a kubesim SimulationController named "scheduler".
+
+One loop (`run_once`) is one scheduling attempt. Every attempt becomes a timeline
+event: PodScheduled with all of the pod's attempts, or PodUnscheduled with this one.
+The controller can do no more in a step (its waiter) when every unscheduled pod has
+been tried at least twice with no bind and no preemption in between (KEP-140's rule);
+a change by anyone else (an operation, another controller) starts the count again,
+since it may have made a pod schedulable.
+Simulated time does not pass inside a step, so when no pod is ready the pods still
+owed a try are moved to the active queue at once instead of waiting out their backoff.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kubesim import Controller, ControllerContext, ControllerWaiter, PodResult
+from kubesim.api import ScenarioPodScheduleResult
+from kubesim.cluster import WatchEvent
+from kubesim.errors import ApiError, NotFound
+
+from .attempt import ScheduleAttempt
+from .framework.pod_info import pod_key
+from .profiles import load_settings
+from .results import effective_detail, schedule_result, trim_level
+from .scheduler import Scheduler
+
+__all__ = ["SchedulerController"]
+
+# kinds plugins may list through the Handle, with their apiVersion
+_LISTABLE = {
+    "Namespace": "v1", "Service": "v1", "ReplicationController": "v1", "PersistentVolumeClaim": "v1",
+    "PersistentVolume": "v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
+    "PodDisruptionBudget": "policy/v1", "StorageClass": "storage.k8s.io/v1", "CSINode": "storage.k8s.io/v1",
+    "PriorityClass": "scheduling.k8s.io/v1", "Node": "v1", "Pod": "v1",
+}
+TRIES_PER_STEP = 2
+
+
+class SchedulerController(Controller):
+    """kube-scheduler running inside a scenario."""
+
+    name = "scheduler"
+
+    def __init__(self, ctx: ControllerContext) -> None:
+        super().__init__(ctx)
+        registry = ctx.hooks.scheduler_plugins()
+        settings = load_settings(ctx.options.get("scheduler_config"), registry)
+        self.detail = str(ctx.options.get("detail") or "auto")
+        self.profiles = {p.scheduler_name for p in settings.profiles}
+        epoch = ctx.clock.now().timestamp()
+        self.scheduler = Scheduler(
+            settings.profiles,
+            registry=registry,
+            seed=ctx.seed,
+            now=lambda: ctx.clock.now().timestamp() - epoch,
+            binder=self._bind,
+            lister=self._list,
+            percentage_of_nodes_to_score=settings.percentage_of_nodes_to_score,
+            pod_initial_backoff=settings.pod_initial_backoff,
+            pod_max_backoff=settings.pod_max_backoff,
+        )
+        self.history: dict[str, list[ScenarioPodScheduleResult]] = {}
+        # KEP "tried twice": tries count per pod within the current epoch; an epoch ends
+        # at every bind or preemption, which may have made other pods schedulable.
+        self.epoch = 0
+        self.tries: dict[str, tuple[int, int]] = {}
+        self.done_in_epoch = 0
+        self.pending: set[str] = set()
+        self._unwatch = ctx.cluster.watch(self._on_event)
+        for node in ctx.cluster.list("v1", "Node"):
+            self.scheduler.add_node(node)
+        for pod in ctx.cluster.list("v1", "Pod"):
+            self._pod_added(pod)
+
+    # --- cluster events ----------------------------------------------------
+
+    def _on_event(self, event: WatchEvent) -> None:
+        obj = event.object
+        if event.actor != self.name and obj.get("kind") != "Scenario":
+            self._new_epoch()
+        if obj.get("apiVersion") != "v1":
+            return
+        kind = obj.get("kind")
+        if kind == "Node":
+            if event.type == "DELETED":
+                self.scheduler.remove_node(obj)
+            else:
+                self.scheduler.add_node(obj)
+        elif kind == "Pod":
+            if event.type == "DELETED":
+                self._forget(pod_key(obj))
+                self.scheduler.remove_pod(obj)
+            else:
+                self._pod_added(obj)
+
+    def _is_pending(self, pod: Mapping[str, Any]) -> bool:
+        spec = pod.get("spec") or {}
+        return (not spec.get("nodeName") and not spec.get("schedulingGates")
+                and spec.get("schedulerName", "default-scheduler") in self.profiles
+                and not (pod.get("metadata") or {}).get("deletionTimestamp"))
+
+    def _pod_added(self, pod: Mapping[str, Any]) -> None:
+        key = pod_key(pod)
+        if self._is_pending(pod):
+            self.pending.add(key)
+        else:
+            self._forget(key)
+        self.scheduler.add_pod(pod)
+
+    def _forget(self, key: str) -> None:
+        if key in self.pending:
+            self.pending.discard(key)
+            epoch, count = self.tries.pop(key, (-1, 0))
+            if epoch == self.epoch and count >= TRIES_PER_STEP:
+                self.done_in_epoch -= 1
+
+    def _new_epoch(self) -> None:
+        self.epoch += 1
+        self.done_in_epoch = 0
+
+    def _tried(self, key: str) -> None:
+        if key not in self.pending:
+            return
+        epoch, count = self.tries.get(key, (self.epoch, 0))
+        if epoch != self.epoch:
+            count = 0
+        count += 1
+        self.tries[key] = (self.epoch, count)
+        if count == TRIES_PER_STEP:
+            self.done_in_epoch += 1
+
+    def _owes_try(self, key: str) -> bool:
+        epoch, count = self.tries.get(key, (-1, 0))
+        return epoch != self.epoch or count < TRIES_PER_STEP
+
+    # --- framework callbacks -------------------------------------------------
+
+    def _bind(self, pod: Mapping[str, Any], node: str) -> None:
+        meta = pod.get("metadata") or {}
+        self.client.bind(meta.get("namespace") or "default", meta.get("name", ""), node)
+
+    def _list(self, kind: str, namespace: str | None) -> Iterable[Mapping[str, Any]]:
+        api_version = _LISTABLE.get(kind)
+        if api_version is None:
+            return ()
+        return self.ctx.cluster.list(api_version, kind, namespace)
+
+    # --- the loop --------------------------------------------------------------
+
+    def run_once(self) -> bool:
+        self.scheduler.detail = trim_level(effective_detail(self.detail, self.scheduler.table.num_nodes))
+        attempt = self._next_attempt()
+        if attempt is None:
+            return False
+        self._record(attempt)
+        return True
+
+    def _next_attempt(self) -> ScheduleAttempt | None:
+        queue = self.scheduler.queue
+        for _ in range(2):
+            while True:
+                attempt = self.scheduler.schedule_one()
+                if attempt is not None:
+                    return attempt
+                if not len(queue.active):
+                    break
+            owed = [k for k in sorted(self.pending) if self._owes_try(k)]
+            if not owed:
+                return None
+            queue.activate(owed)
+        # pods owed a try that no queue would hand out (held by a PreEnqueue plugin)
+        for key in [k for k in sorted(self.pending) if self._owes_try(k)]:
+            while self._owes_try(key):
+                self._tried(key)
+        return None
+
+    def _record(self, attempt: ScheduleAttempt) -> None:
+        key = pod_key(attempt.pod)
+        step_before = self.ctx.gate.step
+        detail = effective_detail(self.detail, attempt.num_all_nodes)
+        result = schedule_result(attempt, step_before, detail)
+        history = self.history.setdefault(key, [])
+        history.append(result)
+        pod = self._current(attempt.pod)
+        if attempt.bound and attempt.node is not None:
+            self._new_epoch()
+            self._forget(key)
+            self.history.pop(key, None)
+            self.ctx.timeline.record_pod("podScheduled", PodResult(
+                pod=pod, created_at=self.ctx.timeline.pod_created_at(pod), bound_to=attempt.node,
+                bound_at=self.ctx.gate.step, schedule_result=history,
+            ), actor=self.name)
+            return
+        self._tried(key)
+        if attempt.nominated_node:
+            self._new_epoch()
+        self._set_unschedulable_condition(pod, attempt.message())
+        self.ctx.timeline.record_pod("podUnscheduled", PodResult(
+            pod=self._current(pod), created_at=self.ctx.timeline.pod_created_at(pod), schedule_result=[result],
+        ), actor=self.name)
+
+    def _current(self, pod: Mapping[str, Any]) -> dict[str, Any]:
+        meta = pod.get("metadata") or {}
+        try:
+            return self.ctx.cluster.get("v1", "Pod", meta.get("name", ""), meta.get("namespace") or "default")
+        except NotFound:
+            return dict(pod)
+
+    def _set_unschedulable_condition(self, pod: dict[str, Any], message: str) -> None:
+        """Set PodScheduled=False/Unschedulable as kube-scheduler does, only when it changes."""
+        # upstream: pkg/scheduler/schedule_one.go handleSchedulingFailure -> updatePod
+        if not pod.get("metadata", {}).get("resourceVersion"):
+            return
+        status = pod.setdefault("status", {})
+        conditions = status.setdefault("conditions", [])
+        wanted = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}
+        for cond in conditions:
+            if cond.get("type") == "PodScheduled":
+                if all(cond.get(k) == v for k, v in wanted.items()):
+                    return
+                cond.update(wanted)
+                cond["lastTransitionTime"] = self.ctx.clock.timestamp()
+                break
+        else:
+            conditions.append({**wanted, "lastProbeTime": None, "lastTransitionTime": self.ctx.clock.timestamp()})
+        try:
+            self.client.update_status(pod)
+        except ApiError as exc:  # the pod changed or went away meanwhile: nothing to report on
+            self.log.debug("pod condition not updated", pod=pod_key(pod), error=exc.message)
+
+    def waiter(self) -> ControllerWaiter:
+        return ControllerWaiter(self.name, lambda: self.done_in_epoch >= len(self.pending))
+
+    def close(self) -> None:
+        self._unwatch()

@@ -1,0 +1,43 @@
+"""`kubesim run` options the scheduler adds: --scheduler-config and --detail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from kubesim.errors import InvalidInput
+
+from .plugins.registry import in_tree_registry
+from .profiles import load_settings
+from .results import DETAIL_LEVELS
+
+__all__ = ["run_options"]
+
+
+def _check_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Load the configuration now so that a broken one is a usage error (exit 2), not a failed run."""
+    if value is None:
+        return None
+    try:
+        from kubesim.plugins import load_plugins
+
+        registry = load_plugins().scheduler_plugins() or in_tree_registry()
+        load_settings(value, registry)
+    except InvalidInput as exc:
+        raise click.BadParameter("\n" + "\n".join(f"  {p}" for p in exc.problems), ctx=ctx, param=param) from None
+    return value
+
+
+def run_options() -> list[click.Option]:
+    """The options, built fresh for each CLI (click options are not shareable)."""
+    return [
+        click.Option(
+            ["--scheduler-config"], type=click.Path(dir_okay=False), callback=_check_config,
+            help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) for the scheduler.",
+        ),
+        click.Option(
+            ["--detail"], type=click.Choice(DETAIL_LEVELS), default="auto", show_default=True,
+            help="Per-attempt scheduling results: full (every node and plugin), summary (counts, "
+                 "aggregated filter reasons, best nodes), none; auto = full up to 100 nodes.",
+        ),
+    ]

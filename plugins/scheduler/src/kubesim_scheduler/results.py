@@ -1,0 +1,64 @@
+"""Scheduling attempts as Scenario API results, at a chosen level of detail.
+
+full: every candidate and feasible node, each Filter plugin's result per node
+("passed" or the rejection), each Score plugin's raw/normalized/final score per node.
+summary: node counts, filter reasons aggregated over nodes (as in upstream's
+"0/5000 nodes are available: ..."), and the scores of the best nodes only.
+none: the step and the outcome message.
+"""
+
+from __future__ import annotations
+
+from kubesim.api import (
+    ScenarioPluginsResults,
+    ScenarioPluginsScoreResult,
+    ScenarioPodScheduleResult,
+    ScenarioStep,
+)
+
+from .attempt import ScheduleAttempt
+
+__all__ = ["AUTO_FULL_MAX_NODES", "DETAIL_LEVELS", "SUMMARY_BEST_NODES", "schedule_result", "trim_level"]
+
+DETAIL_LEVELS = ("auto", "full", "summary", "none")
+AUTO_FULL_MAX_NODES = 100
+SUMMARY_BEST_NODES = 10
+
+
+def effective_detail(detail: str, num_nodes: int) -> str:
+    """Resolve "auto": full up to AUTO_FULL_MAX_NODES nodes, summary above."""
+    if detail == "auto":
+        return "full" if num_nodes <= AUTO_FULL_MAX_NODES else "summary"
+    return detail
+
+
+def trim_level(detail: str) -> str | int:
+    """The Scheduler's own detail setting for a resolved detail level."""
+    return {"full": "all", "summary": SUMMARY_BEST_NODES, "none": "none"}[detail]
+
+
+def schedule_result(attempt: ScheduleAttempt, step: ScenarioStep, detail: str) -> ScenarioPodScheduleResult:
+    """One attempt as a ScenarioPodScheduleResult at `detail` (full, summary or none)."""
+    message = attempt.message() or None
+    if detail == "none":
+        return ScenarioPodScheduleResult(step=step, message=message)
+    scores = {
+        node: {p: ScenarioPluginsScoreResult(v["rawScore"], v["normalizedScore"], v["finalScore"]) for p, v in per.items()}
+        for node, per in attempt.scores().items()
+    }
+    if detail == "full":
+        return ScenarioPodScheduleResult(
+            step=step,
+            all_candidate_nodes=attempt.candidate_nodes(),
+            all_filtered_nodes=attempt.feasible_nodes(),
+            plugin_results=ScenarioPluginsResults(filter=attempt.filter_results(), score=scores),
+            message=message,
+        )
+    return ScenarioPodScheduleResult(
+        step=step,
+        plugin_results=ScenarioPluginsResults(score=scores),
+        message=message,
+        candidate_node_count=attempt.num_all_nodes,
+        filtered_node_count=len(attempt.feasible_nodes()),
+        filter_reason_counts=dict(sorted(attempt.reason_counts().items())),
+    )
