@@ -116,7 +116,7 @@ def _field_overrides(cls: type, *, with_struct: bool) -> dict[str, Any]:
 
 
 def _structure_factory(cls: type) -> Callable[[Any, Any], Any]:
-    fn = make_dict_structure_fn(
+    fn: Callable[[Any, Any], Any] = make_dict_structure_fn(
         cls, converter, _cattrs_forbid_extra_keys=True, **_field_overrides(cls, with_struct=True)
     )
 
@@ -194,8 +194,8 @@ def _problems(exc: BaseException, path: str) -> list[tuple[str, str]]:
     if isinstance(exc, IterableValidationError):
         out = []
         noted_items, other_items = exc.group_exceptions()
-        for sub, note in noted_items:
-            out.extend(_problems(sub, f"{path}[{getattr(note, 'index', '?')}]"))
+        for sub, item_note in noted_items:
+            out.extend(_problems(sub, f"{path}[{getattr(item_note, 'index', '?')}]"))
         for sub in other_items:
             out.extend(_problems(sub, path))
         return out
@@ -212,4 +212,4 @@ def _problems(exc: BaseException, path: str) -> list[tuple[str, str]]:
 try:  # Python 3.10: cattrs depends on the exceptiongroup backport
     BaseExceptionGroup  # noqa: B018
 except NameError:  # pragma: no cover - depends on the interpreter
-    from exceptiongroup import BaseExceptionGroup  # type: ignore[no-redef]
+    from exceptiongroup import BaseExceptionGroup  # type: ignore[no-redef,import-not-found,unused-ignore]

@@ -16,7 +16,7 @@ __all__ = ["dump", "write_atomic"]
 def dump(data: Any, path: str | Path) -> str:
     """Serialize for `path`: YAML for .yaml/.yml, JSON (indented, stable) otherwise."""
     if Path(path).suffix in (".yaml", ".yml"):
-        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

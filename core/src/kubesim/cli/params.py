@@ -27,7 +27,7 @@ def parse_duration(text: str) -> timedelta:
     return timedelta(seconds=total)
 
 
-class _Duration(click.ParamType):
+class _Duration(click.ParamType):  # type: ignore[type-arg,unused-ignore]
     name = "duration"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> timedelta:
@@ -39,7 +39,7 @@ class _Duration(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
-class _Time(click.ParamType):
+class _Time(click.ParamType):  # type: ignore[type-arg,unused-ignore]
     name = "time"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> datetime:

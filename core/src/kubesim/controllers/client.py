@@ -6,6 +6,7 @@ SimulationController's writes (MinorStep) and the timeline records their author.
 
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ class Client:
         *,
         label_selector: str | dict[str, Any] | None = None,
         field_selector: str | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> builtins.list[dict[str, Any]]:
         """List objects sorted by namespace and name (do not mutate them)."""
         return self.cluster.list(
             api_version, kind, namespace, label_selector=label_selector, field_selector=field_selector
@@ -56,7 +57,7 @@ class Client:
         api_version: str,
         kind: str,
         name: str,
-        patch: str | dict[str, Any] | list[Any],
+        patch: str | dict[str, Any] | builtins.list[Any],
         patch_type: str = "application/merge-patch+json",
         *,
         namespace: str | None = None,

@@ -175,12 +175,13 @@ class Hooks:
         patches, as chained admission webhooks do; a denial names the plugin.
         """
         caller = self.pm.hook.kubesim_admission
-        out = []
+        out: list[Callable[[AdmissionRequest], AdmissionResponse | None]] = []
         for impl in caller.get_hookimpls():
             plugin_name = self.pm.get_name(impl.plugin) or impl.plugin_name
 
-            def admit(request: AdmissionRequest, _fn: Callable[..., Any] = impl.function, _name: str = plugin_name) -> Any:
-                response = _fn(request=request)
+            def admit(request: AdmissionRequest, _fn: Callable[..., Any] = impl.function,
+                      _name: str = plugin_name) -> AdmissionResponse | None:
+                response: AdmissionResponse | None = _fn(request=request)
                 if response is not None and not response.name:
                     response = attrs.evolve(response, name=_name)
                 return response

@@ -91,7 +91,8 @@ class TimelineRecorder:
         :param kind: "podScheduled", "podUnscheduled" or "podPreempted"
         """
         field = {"podScheduled": "pod_scheduled", "podUnscheduled": "pod_unscheduled", "podPreempted": "pod_preempted"}[kind]
-        return self.record(actor=actor, **{field: result})
+        fields: dict[str, Any] = {field: result}
+        return self.record(actor=actor, **fields)
 
     def observe(self, event: WatchEvent) -> None:
         """Watch handler: remember pod creation steps and record controllers' writes."""
