@@ -26,7 +26,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from kubesim.errors import Problem
 
-__all__ = ["camel", "converter", "register_enum", "structure", "unstructure"]
+__all__ = ["camel", "converter", "register_enum", "register_interned", "structure", "unstructure"]
 
 T = TypeVar("T")
 
@@ -148,6 +148,33 @@ def _list_factory(t: Any, conv: cattrs.Converter) -> Callable[[Any, Any], Any]:
 
 converter.register_structure_hook_factory(is_sequence, _list_factory)
 converter.register_unstructure_hook_factory(attrs.has, _unstructure_factory)
+
+
+def register_interned(cls: type, *, max_size: int = 65536) -> None:
+    """Structure a frozen attrs class of int fields through a cache: equal values share one instance.
+
+    For the per-node, per-plugin score results, of which a large result holds hundreds of
+    thousands with a few dozen distinct values; anything but a well-formed value takes the
+    generated hook, which reports the problem with its field path.
+    """
+    generated = _structure_factory(cls)
+    names = [camel(a.name) for a in attrs.fields(cls)]
+    cache: dict[tuple[Any, ...], Any] = {}
+    int_types = (int,) * len(names)
+
+    def hook(value: Any, t: Any) -> Any:
+        if type(value) is dict and len(value) == len(names):
+            key = tuple(map(value.get, names))
+            if tuple(map(type, key)) == int_types:  # no bools, floats or missing fields
+                hit = cache.get(key)
+                if hit is None:
+                    if len(cache) >= max_size:
+                        cache.clear()
+                    hit = cache[key] = cls(*key)
+                return hit
+        return generated(value, t)
+
+    converter.register_structure_hook(cls, hook)
 
 
 def structure(data: Any, cls: type[T], *, path: str = "", file: str | None = None) -> T:

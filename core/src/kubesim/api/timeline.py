@@ -11,6 +11,7 @@ from typing import Any
 
 import attrs
 
+from kubesim.api.converter import register_interned
 from kubesim.api.operations import (
     CreateOperation,
     DeleteOperation,
@@ -40,6 +41,9 @@ class ScenarioPluginsScoreResult:
     raw_score: int
     normalized_score: int
     final_score: int
+
+
+register_interned(ScenarioPluginsScoreResult)  # a large result holds ~10^5 of them, few distinct
 
 
 @attrs.frozen

@@ -1,0 +1,63 @@
+"""Reading results: the Scenario JSON (or YAML) that `kubesim run -o` writes, or a list of them.
+
+A file that is not a result is an InvalidInput naming the field that gives it away
+(`kind`, `apiVersion`, `status.scenarioResult`, or any field of the Scenario API with
+the wrong shape), so the CLI can say what is wrong and exit 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kubesim.api import API_VERSION, KIND, Scenario, structure
+from kubesim.api.loader import load_documents
+from kubesim.errors import InvalidInput, Problem
+
+__all__ = ["is_result_document", "load_results", "parse_results"]
+
+_HINT = "a result written by `kubesim run -o`"
+
+
+def is_result_document(doc: Any) -> bool:
+    """True for a document that looks like a result (a Scenario with status.scenarioResult)."""
+    return (isinstance(doc, dict) and doc.get("kind") == KIND
+            and isinstance(doc.get("status"), dict) and "scenarioResult" in doc["status"])
+
+
+def _check(doc: Any) -> list[tuple[str, str]]:
+    if not isinstance(doc, dict):
+        return [("", f"expected a Scenario object ({_HINT}), got {type(doc).__name__}")]
+    if doc.get("kind") != KIND:
+        return [("kind", f"expected {KIND!r} ({_HINT}), got {doc.get('kind')!r}")]
+    if doc.get("apiVersion") != API_VERSION:
+        return [("apiVersion", f"expected {API_VERSION!r}, got {doc.get('apiVersion')!r}")]
+    status = doc.get("status")
+    if not isinstance(status, dict) or status.get("scenarioResult") is None:
+        return [("status.scenarioResult", f"required: this is a scenario that has not been run, not {_HINT}")]
+    return []
+
+
+def parse_results(documents: Sequence[Any], file: str | None = None) -> list[Scenario]:
+    """Structure result documents into Scenarios; InvalidInput lists every problem with its field path."""
+    scenarios: list[Scenario] = []
+    problems: list[Problem] = []
+    for i, doc in enumerate(documents):
+        where = f"{file} [document {i}]" if file and len(documents) > 1 else file
+        found = _check(doc)
+        if found:
+            problems.extend(Problem(path, message, where) for path, message in found)
+            continue
+        try:
+            scenarios.append(structure(doc, Scenario, file=where))
+        except InvalidInput as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InvalidInput(problems)
+    return scenarios
+
+
+def load_results(path: str | Path) -> list[Scenario]:
+    """Every result in a file (a Scenario, a JSON list of them, or YAML documents), in file order."""
+    return parse_results(load_documents(path), str(path))

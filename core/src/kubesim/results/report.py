@@ -1,0 +1,227 @@
+"""The HTML report: one self-contained page of plots and tables per result file.
+
+Plots are drawn with plotly (the optional extra `kubesim[report]`); its JavaScript is
+inlined once, so the page needs no network. Figures get fixed element ids, so the same
+result gives the same page byte for byte.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from kubesim.results.analysis import BUILTIN_TABLES, ResultTables
+from kubesim.results.table import Table
+
+Figure = Any  # plotly.graph_objects.Figure (plotly ships no type information)
+
+__all__ = ["MAX_TABLE_ROWS", "ReportUnavailable", "render_report"]
+
+MAX_TABLE_ROWS = 500
+_HEATMAP_LABEL_LIMIT = 60
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1200px;
+       padding: 0 24px 48px; color: #1f2933; }
+h1 { font-size: 1.6em; margin-top: 24px; } h2 { font-size: 1.3em; margin-top: 40px; border-bottom: 1px solid #d9e2ec; }
+h3 { font-size: 1.05em; margin-top: 28px; }
+.summary { display: flex; flex-wrap: wrap; gap: 12px; margin: 12px 0; }
+.summary div { background: #f0f4f8; border-radius: 6px; padding: 8px 14px; }
+.summary b { display: block; font-size: 1.3em; }
+table.data { border-collapse: collapse; font-size: 0.85em; margin: 8px 0; }
+table.data th, table.data td { border: 1px solid #d9e2ec; padding: 3px 8px; text-align: left; vertical-align: top; }
+table.data th { background: #f0f4f8; }
+.note { color: #627d98; font-size: 0.9em; }
+"""
+
+
+class ReportUnavailable(Exception):
+    """plotly is not installed."""
+
+
+def _plotly() -> Any:
+    try:
+        import plotly.graph_objects as go
+        import plotly.offline
+    except ImportError as exc:
+        raise ReportUnavailable("kubesim report needs plotly: pip install 'kubesim[report]'") from exc
+    return go, plotly.offline
+
+
+def _figure_html(fig: Figure, div_id: str) -> str:
+    return str(fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
+                           config={"displaylogo": False, "responsive": True}))
+
+
+def _layout(fig: Figure, title: str, *, height: int = 380, **kw: Any) -> None:
+    fig.update_layout(title=title, height=height, margin={"l": 60, "r": 20, "t": 50, "b": 50},
+                      template="plotly_white", legend={"orientation": "h", "y": -0.2}, **kw)
+
+
+def _allocation_figure(go: Any, cluster: Table) -> Figure:
+    steps = cluster.column("step")
+    fig = Figure()
+    names = cluster.column_names
+    for col, label, dash in (("allocation", "allocation rate", "solid"), ("cpu_allocation", "cpu", "dot"),
+                             ("memory_allocation", "memory", "dot"), ("fragmentation", "fragmentation", "dash")):
+        if col in names:
+            fig.add_trace(go.Scatter(x=steps, y=cluster.column(col), name=label, mode="lines+markers",
+                                     line={"dash": dash}))
+    _layout(fig, "Cluster allocation over steps", xaxis_title="step", yaxis={"tickformat": ".0%", "rangemode": "tozero"})
+    return fig
+
+
+def _heatmap_figure(go: Any, nodes: Table) -> Figure:
+    names = nodes.column_names
+    steps = sorted(set(nodes.column("step")))
+    node_names = sorted(set(nodes.column("node")))
+    ratio_cols = [c for c in names if c.endswith("_ratio")]
+    usage_cols = [c for c in names if c.endswith("_usage") and any(v is not None for v in nodes.column(c))]
+    variants: list[tuple[str, list[list[float | None]]]] = []
+    index = {(r["step"], r["node"]): r for r in nodes.records()}
+
+    def grid(value: Any) -> list[list[float | None]]:
+        return [[value(index.get((s, n))) for s in steps] for n in node_names]
+
+    for col in ratio_cols:
+        variants.append((f"{col[:-6]} requested / allocatable", grid(lambda r, c=col: r[c] if r else None)))
+    for col in usage_cols:
+        res = col[:-6]
+
+        def used(r: dict[str, Any] | None, c: str = col, res: str = res) -> float | None:
+            if not r or r[c] is None or not r[f"{res}_allocatable"]:
+                return None
+            return float(r[c]) / float(r[f"{res}_allocatable"])
+
+        variants.append((f"{res} usage / allocatable", grid(used)))
+    fig = Figure()
+    for i, (label, z) in enumerate(variants):
+        fig.add_trace(go.Heatmap(
+            z=z, x=steps, y=node_names, zmin=0, zmax=1, colorscale="YlOrRd", visible=(i == 0), name=label,
+            colorbar={"title": "ratio", "tickformat": ".0%"},
+            hovertemplate="node %{y}<br>step %{x}<br>%{z:.1%}<extra>" + html.escape(label) + "</extra>",
+        ))
+    buttons = [
+        {"label": label, "method": "update",
+         "args": [{"visible": [j == i for j in range(len(variants))]}, {"title": f"Per-node utilization: {label}"}]}
+        for i, (label, _) in enumerate(variants)
+    ]
+    first = variants[0][0] if variants else ""
+    height = max(320, min(1200, 18 * len(node_names) + 140))
+    _layout(fig, f"Per-node utilization: {first}", height=height, xaxis_title="step",
+            yaxis={"showticklabels": len(node_names) <= _HEATMAP_LABEL_LIMIT, "title": "node", "autorange": "reversed"},
+            updatemenus=[{"buttons": buttons, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.15}]
+            if len(buttons) > 1 else [])
+    return fig
+
+
+def _pending_figure(go: Any, cluster: Table) -> Figure:
+    steps = cluster.column("step")
+    fig = Figure()
+    fig.add_trace(go.Bar(x=steps, y=cluster.column("pending"), name="pending at step end", marker_color="#f0b429"))
+    for col, label in (("scheduled", "scheduled"), ("unschedulable", "unschedulable"), ("preempted", "preempted")):
+        fig.add_trace(go.Scatter(x=steps, y=cluster.column(col), name=label, mode="lines+markers"))
+    _layout(fig, "Pending pods over steps", xaxis_title="step", yaxis_title="pods")
+    return fig
+
+
+def _reasons_figure(go: Any, reasons: Table, limit: int = 20) -> Figure:
+    rows = list(reasons.records())[:limit]
+    labels = [f"{r['reason']}" + (f" [{r['plugin']}]" if r["plugin"] else "") for r in rows]
+    fig = Figure(go.Bar(
+        x=[r["nodes"] for r in rows][::-1], y=[_short(s, 80) for s in labels][::-1], orientation="h",
+        customdata=[[r["attempts"], r["pods"], s] for r, s in zip(rows, labels)][::-1],
+        hovertemplate="%{customdata[2]}<br>%{x} nodes rejected in %{customdata[0]} attempts of "
+                      "%{customdata[1]} pods<extra></extra>",
+        marker_color="#d64545",
+    ))
+    _layout(fig, "Filter rejection reasons (nodes rejected)", height=max(260, 34 * len(rows) + 120),
+            xaxis_title="nodes rejected, summed over attempts")
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _html_table(table: Table, columns: Sequence[str] | None = None, rows: Sequence[dict[str, Any]] | None = None,
+                limit: int = MAX_TABLE_ROWS) -> str:
+    cols = list(columns or table.column_names)
+    data = list(rows if rows is not None else table.records())
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    body = []
+    for r in data[:limit]:
+        cells = "".join(f"<td>{html.escape(_fmt(r.get(c)))}</td>" for c in cols)
+        body.append(f"<tr>{cells}</tr>")
+    note = f'<p class="note">showing {limit} of {len(data)} rows</p>' if len(data) > limit else ""
+    return f'<table class="data"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>{note}'
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+def _summary(tables: ResultTables) -> str:
+    cluster = list(tables["cluster"].records())
+    pods = tables["pods"]
+    last = cluster[-1] if cluster else {}
+    states = pods.column("state")
+    items = [
+        ("steps", len(cluster)), ("nodes", last.get("nodes", 0)), ("pods", len(pods)),
+        ("bound at the end", states.count("bound")), ("pending at the end", last.get("pending", 0)),
+        ("failed attempts", sum(r["failed_attempts"] for r in cluster)),
+        ("preempted", sum(r["preempted"] for r in cluster)),
+        ("final allocation", f"{(last.get('allocation') or 0):.1%}"),
+    ]
+    cells = "".join(f"<div>{html.escape(k)}<b>{html.escape(str(v))}</b></div>" for k, v in items)
+    return f'<div class="summary">{cells}</div>'
+
+
+def _section(go: Any, tables: ResultTables, n: int) -> str:
+    ident = f"s{n}"
+    parts = [f'<h2 id="{ident}">Scenario {html.escape(tables.scenario)}</h2>', _summary(tables)]
+    figures = [
+        ("allocation", _allocation_figure(go, tables["cluster"])),
+        ("heatmap", _heatmap_figure(go, tables["nodes"])),
+        ("pending", _pending_figure(go, tables["cluster"])),
+        ("reasons", _reasons_figure(go, tables["filter_reasons"])),
+    ]
+    for name, fig in figures:
+        parts.append(f'<div class="figure" id="{ident}-{name}">{_figure_html(fig, f"{ident}-{name}-plot")}</div>')
+    unschedulable = [r for r in tables["pods"].records() if r["unschedulable_reasons"] or r["message"]]
+    parts.append(f'<h3 id="{ident}-unschedulable">Pods that failed scheduling ({len(unschedulable)})</h3>')
+    parts.append('<p class="note">Pods with at least one failed attempt; the reasons are those of the last '
+                 "failed attempt (nodes rejected per reason).</p>")
+    parts.append(_html_table(tables["pods"], ["namespace", "name", "state", "node", "attempts",
+                                              "unschedulable_reasons", "message"], unschedulable)
+                 if unschedulable else '<p class="note">none</p>')
+    parts.append(f'<h3 id="{ident}-plugins">Scheduler plugins</h3>')
+    parts.append(_html_table(tables["plugins"]))
+    for name, table in tables.tables.items():
+        if name in BUILTIN_TABLES:
+            continue
+        parts.append(f"<h3>{html.escape(name)}</h3>")
+        if table.description:
+            parts.append(f'<p class="note">{html.escape(table.description)}</p>')
+        parts.append(_html_table(table))
+    return "\n".join(parts)
+
+
+def render_report(results: Sequence[ResultTables], *, title: str = "kubesim report") -> str:
+    """The report page for the results of one file (one section per scenario)."""
+    go, offline = _plotly()
+    sections = [_section(go, tables, i) for i, tables in enumerate(results)]
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n"
+        f'<script type="text/javascript">{offline.get_plotlyjs()}</script>\n'
+        f"</head>\n<body>\n<h1>{html.escape(title)}</h1>\n" + "\n".join(sections) + "\n</body>\n</html>\n"
+    )
