@@ -1,0 +1,92 @@
+"""How the engine publishes results: JSON built once per event, equal to a full conversion."""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from kubesim.api import API_VERSION, ScenarioPhase, ScenarioStep, unstructure
+from kubesim.api.loader import load_scenarios
+from kubesim.api.operations import CreateOperation, ScenarioOperation
+from kubesim.plugins import Hooks, load_plugins
+from kubesim.scenario import EngineOptions, ScenarioRun, Simulator, TimelineRecorder, gate
+
+DATA = Path(__file__).parents[1] / "data"
+
+
+@pytest.fixture
+def testplugin() -> Iterator[types.ModuleType]:
+    sys.path.insert(0, str(DATA / "plugins"))
+    import kubesim_testplugin
+
+    yield kubesim_testplugin
+    sys.path.remove(str(DATA / "plugins"))
+
+
+def hooks_with(*modules: types.ModuleType) -> Hooks:
+    return load_plugins(builtins=[gate], extra=modules, entry_points=False)
+
+
+@pytest.mark.parametrize("strategy", ["AtMovingNextStep", "OnPause", "OnDone"])
+def test_published_status_and_to_json_equal_a_full_conversion(testplugin: types.ModuleType, strategy: str) -> None:
+    [scenario] = load_scenarios(DATA / "scenarios" / "marker.yaml")
+    sim = Simulator(hooks_with(testplugin), EngineOptions(update_strategy=strategy))
+    [result] = sim.run([scenario])
+    assert result.status.phase == ScenarioPhase.SUCCEEDED
+    run = sim.runs[0]
+    full = unstructure(result)
+    assert run.to_json() == full
+    stored = run.cluster.get(API_VERSION, "Scenario", "marker")
+    assert stored["status"] == full["status"]
+    assert stored["spec"] == full["spec"]
+    assert sum(len(v) for v in full["status"]["scenarioResult"]["timeline"].values()) == run.timeline.event_count() > 3
+
+
+def test_recorder_json_converts_each_event_once() -> None:
+    step = ScenarioStep(0, 0)
+    rec = TimelineRecorder(lambda: step)
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "default"}}
+    rec.record(id="a", actor="scenario", create=_create_result(cm))
+    first = rec.json()
+    rec.record(id="b", actor="scenario", create=_create_result(cm))
+    second = rec.json()
+    assert [e["id"] for e in first["0"]] == ["a"]
+    assert [e["id"] for e in second["0"]] == ["a", "b"]
+    assert second["0"][0] is first["0"][0]  # converted once, shared
+    assert second["0"] is not first["0"]  # a new list each time: published lists never change
+    assert second == {"0": [unstructure(e) for e in rec.timeline["0"]]}
+
+
+def _create_result(obj: dict) -> object:
+    from kubesim.api import CreateOperationResult
+
+    return CreateOperationResult(CreateOperation(obj), obj)
+
+
+def test_invalid_initial_operations_fail_the_scenario(testplugin: types.ModuleType) -> None:
+    [scenario] = load_scenarios(DATA / "scenarios" / "marker.yaml")
+    for name in ("x", "y"):  # two operations with one id
+        cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "default"}}
+        scenario.spec.operations.insert(0, ScenarioOperation(step=0, id="dup", create_operation=CreateOperation(cm)))
+    [result] = Simulator(hooks_with(testplugin)).run([scenario])
+    assert result.status.phase == ScenarioPhase.FAILED
+    assert result.status.message is not None and result.status.message.startswith("invalid operations: ")
+    assert "duplicate id 'dup'" in result.status.message
+
+
+def test_the_stored_spec_is_read_again_only_after_a_write_to_it(testplugin: types.ModuleType) -> None:
+    [scenario] = load_scenarios(DATA / "scenarios" / "marker.yaml")
+    scenario.spec.operations.pop()  # no done: the run pauses after step 1
+    run = ScenarioRun(scenario, hooks_with(testplugin), EngineOptions())
+    run.start()
+    assert run.phase == ScenarioPhase.PAUSED
+    before = run.scenario.spec
+    run._operations()
+    assert run.scenario.spec is before  # status writes do not count as spec changes
+    run.add_operations([ScenarioOperation(step=2, id="more", create_operation=CreateOperation(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}))])
+    assert [op.id for op in run.scenario.spec.operations][-1] == "more"
+    run.close()
