@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kubesim.api import Scenario, ScenarioPhase, unstructure
+from kubesim.api import Scenario, ScenarioPhase
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
@@ -123,7 +123,7 @@ def build_cli(hooks: Hooks) -> click.Group:
             simulator = Simulator(hooks, options, progress=on_step)
             results = simulator.run(scenarios)
         if output:
-            data = [unstructure(s) for s in results]
+            data = [run.to_json() for run in simulator.runs]
             write_atomic(output, dump(data if len(data) > 1 else data[0], output))
         if export_cluster:
             _export_cluster(simulator.runs, export_cluster)

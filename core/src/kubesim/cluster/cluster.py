@@ -8,7 +8,10 @@ collection, all done synchronously so that a run is deterministic.
 
 Returned objects: `get`, `create`, `update`, `patch`, `delete` and `bind` return copies the
 caller owns. `list`, `objects` and watch events return the stored dicts themselves, for
-speed: read them, never mutate them (copy first, e.g. with `copy_tree`).
+speed: read them, never mutate them (copy first, e.g. with `copy_tree`). Writers of big or
+many objects (the scenario engine) may pass `copy=False` to `create`, `update` and `bind`:
+the object given is handed over and stored as it is, and the stored object comes back
+instead of a copy; neither may be mutated afterwards.
 """
 
 from __future__ import annotations
@@ -136,20 +139,32 @@ class Cluster:
 
     # --- writes ---------------------------------------------------------------------
 
-    def create(self, obj: dict[str, Any], *, actor: str = "scenario") -> dict[str, Any]:
-        """Create an object (POST); returns the stored object as a copy."""
+    def create(self, obj: dict[str, Any], *, actor: str = "scenario", copy: bool = True) -> dict[str, Any]:
+        """Create an object (POST); returns the stored object as a copy.
+
+        copy=False: `obj` is handed over (stored, possibly after defaulting, without a copy)
+        and the stored object itself is returned; never mutate either afterwards.
+        """
         with self._api_call():
             rt = self._type_of(obj)
-            created = self._create(rt, copy_tree(obj), actor)
-        return copy_tree(created)
+            created = self._create(rt, copy_tree(obj) if copy else obj, actor)
+        return copy_tree(created) if copy else created
 
     def update(
-        self, obj: dict[str, Any], *, actor: str = "scenario", subresource: str | None = None
+        self,
+        obj: dict[str, Any],
+        *,
+        actor: str = "scenario",
+        subresource: str | None = None,
+        copy: bool = True,
     ) -> dict[str, Any]:
-        """Replace an object (PUT); Conflict when metadata.resourceVersion is set and stale."""
+        """Replace an object (PUT); Conflict when metadata.resourceVersion is set and stale.
+
+        copy=False: as for create(), `obj` is handed over and the stored object returned.
+        """
         with self._api_call():
             rt = self._type_of(obj)
-            new = copy_tree(obj)
+            new = copy_tree(obj) if copy else obj
             meta = _metadata(new)
             key = self._key(rt, meta.get("namespace"), _name(meta))
             stored = self._store.get(rt, key)
@@ -161,7 +176,7 @@ class Cluster:
             if rt.namespaced:
                 meta["namespace"] = key[0]
             updated = self._update(rt, key, new, actor, subresource)
-        return copy_tree(updated)
+        return copy_tree(updated) if copy else updated
 
     def patch(
         self,
@@ -224,8 +239,13 @@ class Cluster:
             remaining = self._delete_request(rt, key, obj, actor, propagation_policy, grace_period_seconds)
         return None if remaining is None else copy_tree(remaining)
 
-    def bind(self, namespace: str, name: str, node_name: str, *, actor: str = "scheduler") -> dict[str, Any]:
-        """Bind a pod to a node (pods/binding): set spec.nodeName and the PodScheduled condition."""
+    def bind(
+        self, namespace: str, name: str, node_name: str, *, actor: str = "scheduler", copy: bool = True
+    ) -> dict[str, Any]:
+        """Bind a pod to a node (pods/binding): set spec.nodeName and the PodScheduled condition.
+
+        copy=False returns the stored pod itself (read it, never mutate it).
+        """
         with self._api_call():
             rt = self._pods
             key = (namespace or "default", name)
@@ -257,7 +277,7 @@ class Cluster:
             status["conditions"] = _set_condition(status.get("conditions"), "PodScheduled", self._now())
             bound["status"] = status
             self._commit(rt, key, bound, pod, actor, "binding")
-        return copy_tree(bound)
+        return copy_tree(bound) if copy else bound
 
     def reset(self) -> None:
         """Delete every object except CustomResourceDefinitions, silently, and start counting again.

@@ -10,7 +10,6 @@ operation ends the scenario as Succeeded; running out of operations pauses it.
 
 from __future__ import annotations
 
-import copy
 import os
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -22,6 +21,7 @@ import structlog
 
 from kubesim.api import (
     API_VERSION,
+    KIND,
     CreateOperationResult,
     DeleteOperationResult,
     DoneOperationResult,
@@ -38,7 +38,7 @@ from kubesim.api import (
 )
 from kubesim.api.validation import PATCH_TYPES, assign_operation_ids, parse_patch, validate_scenario
 from kubesim.clock import DEFAULT_EPOCH, Clock
-from kubesim.cluster import Cluster, WatchEvent
+from kubesim.cluster import Cluster, WatchEvent, copy_tree
 from kubesim.controllers import Controller, ControllerContext, ControllerWaiter
 from kubesim.errors import ApiError, InvalidInput
 from kubesim.plugins import Hooks
@@ -142,7 +142,8 @@ class ScenarioRun:
         self.simulation: tuple[str, ...] = ()
         self.pre_simulation: tuple[str, ...] = ()
         self.loops = 0
-        self._spec_version: str | None = None
+        # the in-cluster Scenario's spec changed since self.scenario.spec was last read from it
+        self._spec_changed = False
         self._last_step = -1
         self.log = log.bind(scenario=self.scenario.name)
 
@@ -167,7 +168,6 @@ class ScenarioRun:
     def add_operations(self, operations: Sequence[ScenarioOperation]) -> None:
         """Append operations (as a user patching the Scenario would); a paused scenario resumes."""
         obj = self.cluster.get(API_VERSION, "Scenario", self.scenario.name)
-        obj = copy.deepcopy(obj)
         obj["spec"]["operations"].extend(unstructure(list(operations)))
         self.cluster.update(obj, actor="user")
         if self.phase == ScenarioPhase.PAUSED:
@@ -197,7 +197,10 @@ class ScenarioRun:
         for name in self.simulation:
             if name not in factories:
                 raise ScenarioFailed(f"SimulationController {name!r} is not an installed in-process controller")
-        self.cluster.create(self._scenario_object(), actor=ENGINE_ACTOR)
+        problems = validate_scenario(self.scenario, scope=self._scope, allow_unknown_targets=True)
+        if problems:
+            raise ScenarioFailed("invalid operations: " + "; ".join(str(p) for p in problems))
+        self.cluster.create(self._scenario_object(), actor=ENGINE_ACTOR, copy=False)
         for name in self.pre_simulation + self.simulation:
             if name in factories:
                 ctx = ControllerContext(
@@ -323,10 +326,13 @@ class ScenarioRun:
     # --- operations ---------------------------------------------------------
 
     def _operations(self) -> list[ScenarioOperation]:
-        """The scenario's operations as stored in the cluster (users may add some while it runs)."""
-        obj = self.cluster.get(API_VERSION, "Scenario", self.scenario.name)
-        version = obj["metadata"].get("resourceVersion")
-        if version != self._spec_version:
+        """The scenario's operations as stored in the cluster (users may add some while it runs).
+
+        The stored spec is read again only after a write to it (watched in `_on_write`).
+        """
+        if self._spec_changed:
+            self._spec_changed = False
+            obj = self.cluster.get(API_VERSION, "Scenario", self.scenario.name)
             spec = structure(obj.get("spec") or {}, ScenarioSpec, path="spec")
             scenario = assign_operation_ids(attrs.evolve(self.scenario, spec=spec))
             problems = validate_scenario(scenario, scope=self._scope, allow_unknown_targets=True)
@@ -337,7 +343,6 @@ class ScenarioRun:
             for op in past:
                 self.log.warning("operation added for a past step is ignored", id=op.id, step=op.step)
             self.scenario = attrs.evolve(scenario, status=self.scenario.status)
-            self._spec_version = version
         return self.scenario.spec.operations
 
     def _scope(self, api_version: str, kind: str) -> bool | None:
@@ -351,10 +356,10 @@ class ScenarioRun:
         try:
             if op.create_operation is not None:
                 c = op.create_operation
-                obj = copy.deepcopy(c.object)
                 if c.create_options and "All" in (c.create_options.dry_run or []):
                     return
-                result = self.cluster.create(obj, actor="scenario")
+                # handed over: the result is the stored object, kept read-only in the timeline
+                result = self.cluster.create(copy_tree(c.object), actor="scenario", copy=False)
                 self.timeline.record(id=op.id, actor="scenario", create=CreateOperationResult(c, result))
             elif op.patch_operation is not None:
                 p = op.patch_operation
@@ -409,18 +414,47 @@ class ScenarioRun:
             # KEP-140 step 5: the SimulationController's write pauses it and moves MinorStep.
             status.phase = StepPhase.CONTROLLER_PAUSED
             status.step = ScenarioStep(status.step.major, status.step.minor + 1)
+        obj = event.object
+        if (event.type == "MODIFIED" and event.subresource is None and obj.get("kind") == KIND
+                and obj.get("apiVersion") == API_VERSION and obj["metadata"].get("name") == self.scenario.name):
+            self._spec_changed = True
         self.timeline.observe(event)
 
+    def _status_json(self, *, with_result: bool = True) -> dict[str, Any]:
+        """status as JSON data; the timeline is the recorder's, converted once per event."""
+        status = self.scenario.status
+        result = status.scenario_result
+        data: dict[str, Any] = unstructure(attrs.evolve(status, scenario_result=None))
+        if result is not None and with_result:
+            data["scenarioResult"] = unstructure(attrs.evolve(result, timeline={}))
+            data["scenarioResult"]["timeline"] = self.timeline.json()
+        return data
+
+    def to_json(self) -> dict[str, Any]:
+        """The Scenario with its status as JSON data: `unstructure(run.scenario)`, built faster.
+
+        Shares the converted timeline with the in-cluster Scenario: never mutate it.
+        """
+        self._sync_result()
+        bare = attrs.evolve(self.scenario.status, scenario_result=None)
+        data: dict[str, Any] = unstructure(attrs.evolve(self.scenario, status=bare))
+        data["status"] = self._status_json()
+        return data
+
     def _publish(self, *, with_result: bool) -> None:
-        """Write status (and, per UPDATE_SCENARIO_RESULTS_STRATEGY, the result) to the Scenario object."""
-        obj = copy.deepcopy(self.cluster.get(API_VERSION, "Scenario", self.scenario.name))
-        status: dict[str, Any] = unstructure(self.scenario.status)
-        if not with_result:
-            status["scenarioResult"] = obj.get("status", {}).get("scenarioResult")
-            if status["scenarioResult"] is None:
-                status.pop("scenarioResult")
-        obj["status"] = status
-        self.cluster.update(obj, actor=ENGINE_ACTOR, subresource="status")
+        """Write status (and, per UPDATE_SCENARIO_RESULTS_STRATEGY, the result) to the Scenario object.
+
+        Only the status is sent, handed over without copies (it can hold a large timeline).
+        """
+        status = self._status_json(with_result=with_result)
+        if not with_result:  # keep the result published before, if any
+            name = self.scenario.name
+            stored = next(o for o in self.cluster.list(API_VERSION, KIND) if o["metadata"]["name"] == name)
+            previous = (stored.get("status") or {}).get("scenarioResult")
+            if previous is not None:
+                status["scenarioResult"] = previous
+        obj = {"apiVersion": API_VERSION, "kind": KIND, "metadata": {"name": self.scenario.name}, "status": status}
+        self.cluster.update(obj, actor=ENGINE_ACTOR, subresource="status", copy=False)
 
     def _sync_result(self) -> None:
         result = self.scenario.status.scenario_result

@@ -5,6 +5,8 @@ operation's id. Every other create, update and delete (controllers, the garbage
 collector) is recorded from the cluster's watch stream with a generated id.
 Status-subresource writes are not recorded (they would drown the timeline) and
 bindings are recorded by the scheduler as PodScheduled events with its results.
+Recorded events are final: nobody changes them afterwards, so their JSON form is
+computed once (`json()`), however often the result is published.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from kubesim.api import (
     ScenarioStep,
     ScenarioTimelineEvent,
     TypeMeta,
+    unstructure,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +61,7 @@ class TimelineRecorder:
         self.timeline: dict[str, list[ScenarioTimelineEvent]] = {}
         self._counter = 0
         self._pod_created: dict[tuple[str, str], ScenarioStep] = {}
+        self._json: dict[str, list[dict[str, Any]]] = {}
 
     @property
     def step(self) -> ScenarioStep:
@@ -115,6 +119,19 @@ class TimelineRecorder:
         elif event.type == "DELETED":
             op_d = DeleteOperation(_type_meta(obj), _object_meta(obj))
             self.record(actor=event.actor, delete=DeleteOperationResult(op_d))
+
+    def json(self) -> dict[str, list[dict[str, Any]]]:
+        """The timeline as JSON data (unstructured), converting only events new since the last call.
+
+        The dicts and lists returned are shared with later calls: never mutate them.
+        """
+        out: dict[str, list[dict[str, Any]]] = {}
+        for step, events in self.timeline.items():
+            done = self._json.setdefault(step, [])
+            if len(done) < len(events):
+                done.extend(unstructure(e) for e in events[len(done):])
+            out[step] = list(done)
+        return out
 
     def event_count(self) -> int:
         """How many events the timeline holds."""
