@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .framework.diagnosis import FitError
+from .framework.pod_info import pod_key
 from .framework.runtime import FilterOutcome, ScoreOutcome
 from .framework.status import Status
 
@@ -27,7 +28,8 @@ class ScheduleAttempt:
     """The outcome of scheduling one pod once (a ScenarioPodScheduleResult's source).
 
     `node` is the selected node (None when the attempt failed); `status` is None on success,
-    else the failure (its `error` is a FitError when no node fit).
+    else the failure (its `error` is a FitError when no node fit). After a preemption,
+    `nominated_node` is where the pod was nominated and `victims` the pods evicted for it.
     """
 
     def __init__(self, pod: Mapping[str, Any], profile: str, time: float) -> None:
@@ -42,6 +44,8 @@ class ScheduleAttempt:
         self.pre_filter_excluded_status: Status | None = None
         self.post_filter_status: Status | None = None
         self.nominated_node: str | None = None
+        # pods this attempt's preemption evicted (asked the cluster to delete)
+        self.victims: list[Mapping[str, Any]] = []
         self.filter_plugins: list[str] = []
         self._names: np.ndarray | None = None
         self._all_rows: np.ndarray | None = None
@@ -56,6 +60,10 @@ class ScheduleAttempt:
     def pod_name(self) -> str:
         md = self.pod.get("metadata") or {}
         return f"{md.get('namespace') or 'default'}/{md.get('name', '')}"
+
+    @property
+    def pod_key(self) -> str:
+        return pod_key(self.pod)
 
     @property
     def succeeded(self) -> bool:

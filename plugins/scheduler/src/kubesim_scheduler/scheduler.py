@@ -4,12 +4,16 @@ The scheduling cycle follows upstream's schedulePod: PreFilter, Filter over node
 rotating start index until enough feasible nodes are found (percentageOfNodesToScore),
 PostFilter on failure, PreScore/Score/NormalizeScore, and selectHost with ties broken by
 a seeded RNG. The binding cycle (Reserve, Permit, PreBind, Bind, PostBind) runs
-synchronously right after.
+synchronously right after. A pod nominated by an earlier preemption tries its nominated
+node first, and every node is filtered with the higher-priority pods nominated to it.
+Work that upstream starts in goroutines (asynchronous preemption) runs when the attempt
+is over, before schedule_one returns.
 """
 
 # upstream: pkg/scheduler/schedule_one.go (ScheduleOne, schedulingCycle, bindingCycle,
-# schedulePod, findNodesThatFitPod, findNodesThatPassFilters, numFeasibleNodesToFind,
-# prioritizeNodes, selectHost, handleSchedulingFailure), pkg/scheduler/eventhandlers.go
+# schedulePod, findNodesThatFitPod, evaluateNominatedNode, findNodesThatPassFilters,
+# numFeasibleNodesToFind, prioritizeNodes, selectHost, assume, handleSchedulingFailure,
+# updatePod), pkg/scheduler/eventhandlers.go
 
 from __future__ import annotations
 
@@ -30,10 +34,11 @@ from .framework.events import (
     node_scheduling_properties_change,
     pod_scheduling_properties_change,
 )
-from .framework.handle import Binder, Handle, ObjectLister
-from .framework.interface import Plugin
+from .framework.handle import Binder, Handle, ObjectLister, PatchNominatedNode, PreemptPod
+from .framework.interface import NominatingInfo, Plugin
 from .framework.node_info import NodeInfoList
 from .framework.node_table import NodeTable
+from .framework.nominator import nominated_node_name
 from .framework.pod_info import PodInfo, pod_key
 from .framework.profile_config import DEFAULT_MULTI_POINT, ProfileConfig
 from .framework.queued_pod_info import QueuedPodInfo
@@ -68,10 +73,15 @@ def default_profile(registry: Mapping[str, type[Plugin]] | None = None, **kw: An
     return ProfileConfig.from_multi_point(DEFAULT_MULTI_POINT, reg, skip_unknown=True, **kw)
 
 
+def _failure_nominating_info() -> NominatingInfo:
+    """newFailureNominatingInfo: clear the nomination (NominatedNodeNameForExpectation off)."""
+    return NominatingInfo("", NominatingInfo.MODE_OVERRIDE)
+
+
 class _Cycle:
     """Scratch of one schedulePod run."""
 
-    __slots__ = ("state", "pod_info", "fw", "attempt", "diagnosis", "feasible", "error")
+    __slots__ = ("state", "pod_info", "fw", "attempt", "diagnosis", "feasible", "error", "nominated_status")
 
     def __init__(self, state: CycleState, pod_info: PodInfo, fw: Framework, attempt: ScheduleAttempt) -> None:
         self.state = state
@@ -81,13 +91,22 @@ class _Cycle:
         self.diagnosis = Diagnosis()
         self.feasible: np.ndarray = np.empty(0, dtype=np.intp)
         self.error: Status | None = None
+        self.nominated_status: tuple[str, Status] | None = None
 
 
 class Scheduler:
     """A kube-scheduler: profiles, node table, queue; feed it objects, call schedule_one().
 
-    `now` is the simulated clock (seconds); `binder(pod, node)` writes bindings (defaults to
-    recording them here); `lister(kind, namespace)` serves other API objects to plugins.
+    `now` is the simulated clock in seconds since `time_origin` (the epoch time at which
+    now() is 0; preemption compares time_origin + now() with pods' status.startTime).
+    `binder(pod, node)` writes bindings (defaults to recording them here);
+    `lister(kind, namespace)` serves other API objects to plugins (PodDisruptionBudgets
+    for preemption among them).
+    `preempt_pod(victim, preemptor, node)` evicts a preemption victim (adds the
+    DisruptionTarget condition and deletes it; returns False when it was already gone); the
+    default removes it from this scheduler. `patch_nominated_node(pod, node)` writes
+    status.nominatedNodeName ('' clears it); the default updates the pod held here.
+    `feature_gates` overrides v1.34 defaults (e.g. SchedulerAsyncPreemption).
     `detail` is the per-attempt detail level kept: 'all', 'none' or the best N nodes.
     """
 
@@ -104,12 +123,26 @@ class Scheduler:
         pod_initial_backoff: float = 1.0,
         pod_max_backoff: float = 10.0,
         detail: str | int = "all",
+        preempt_pod: PreemptPod | None = None,
+        patch_nominated_node: PatchNominatedNode | None = None,
+        feature_gates: Mapping[str, bool] | None = None,
+        time_origin: float = 0.0,
     ) -> None:
         self.registry = dict(registry) if registry is not None else in_tree_registry()
         self._clock = now or (lambda: 0.0)
         self.table = NodeTable()
         self._external_binder = binder
-        self.handle = Handle(self.table, lister=lister, binder=self._bind, now=self._clock)
+        self._external_preempt = preempt_pod
+        self._external_patch_nominated = patch_nominated_node
+        self.rng = random.Random(seed)
+        self.pods: dict[str, Mapping[str, Any]] = {}
+        self.handle = Handle(
+            self.table, lister=lister, binder=self._bind, now=self._clock,
+            pod_lookup=self.pods.get, preempt_pod=self._preempt_pod,
+            patch_nominated_node=self._patch_nominated_node,
+            activate=lambda keys: self.queue.activate(keys), rng=self.rng, features=feature_gates,
+            time_origin=time_origin,
+        )
         if not profiles:
             profiles = [default_profile(self.registry)]
         self.frameworks: dict[str, Framework] = {}
@@ -120,14 +153,16 @@ class Scheduler:
         self.queue = SchedulingQueue(
             self.frameworks, self._clock,
             pod_initial_backoff=pod_initial_backoff, pod_max_backoff=pod_max_backoff,
+            nominator=self.handle.nominator,
         )
-        self.rng = random.Random(seed)
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.next_start_node_index = 0
         self.detail = detail
-        self.pods: dict[str, Mapping[str, Any]] = {}
         self.nodes: dict[str, Mapping[str, Any]] = {}
         self.bindings: list[tuple[str, str]] = []
+        # (victim key, preemptor key, node): every eviction preemption asked for
+        self.preemptions: list[tuple[str, str, str]] = []
+        self._attempt: ScheduleAttempt | None = None
 
     # ----------------------------------------------------------------- nodes
     def add_node(self, node: Mapping[str, Any]) -> None:
@@ -214,6 +249,36 @@ class Scheduler:
         self.pods[pod_key(pod)] = bound
         self.bindings.append((pod_key(pod), node))
 
+    def _preempt_pod(self, victim: Mapping[str, Any], preemptor: Mapping[str, Any], node: str) -> bool | None:
+        """Evict a victim: recorded on the running attempt, then the callback or a local delete."""
+        key = pod_key(victim)
+        self.preemptions.append((key, pod_key(preemptor), node))
+        if self._attempt is not None and self._attempt.pod_key == pod_key(preemptor):
+            self._attempt.victims.append(victim)
+        if self._external_preempt is not None:
+            return self._external_preempt(victim, preemptor, node)
+        if key not in self.pods:
+            return False
+        self.remove_pod(key)
+        return True
+
+    def _patch_nominated_node(self, pod: Mapping[str, Any], node: str) -> None:
+        """Write status.nominatedNodeName through the callback, or on the pod held here."""
+        if self._external_patch_nominated is not None:
+            self._external_patch_nominated(pod, node)
+            return
+        current = self.pods.get(pod_key(pod))
+        if current is None or nominated_node_name(current) == node:
+            return
+        status = dict(current.get("status") or {})
+        if node:
+            status["nominatedNodeName"] = node
+        else:
+            status.pop("nominatedNodeName", None)
+        updated = dict(current)
+        updated["status"] = status
+        self.update_pod(updated)
+
     # --------------------------------------------------------------- cycles
     def schedule_one(self) -> ScheduleAttempt | None:
         """Pop the next pod and run its scheduling and binding cycles; None if none is ready."""
@@ -225,7 +290,12 @@ class Scheduler:
         if fw is None or (pi.pod.get("metadata") or {}).get("deletionTimestamp") or self.table.pod_info(pi.key) is not None:
             self.queue.done(pi.key)
             return None
-        attempt = self._schedule(fw, pi, qpi, evaluate_only=False)
+        try:
+            attempt = self._schedule(fw, pi, qpi, evaluate_only=False)
+        finally:
+            # work upstream runs in goroutines (async preemption) finishes with the attempt
+            self.handle.drain_after_cycle()
+            self._attempt = None
         attempt.trim(self.detail)
         return attempt
 
@@ -260,6 +330,8 @@ class Scheduler:
         self, fw: Framework, pi: PodInfo, qpi: QueuedPodInfo | None, *, evaluate_only: bool, score_single: bool = False
     ) -> ScheduleAttempt:
         attempt = ScheduleAttempt(pi.pod, fw.profile_name, self._clock())
+        if not evaluate_only:
+            self._attempt = attempt
         state = CycleState(pi)
         cyc = _Cycle(state, pi, fw, attempt)
         attempt._names = self.table.names
@@ -268,25 +340,29 @@ class Scheduler:
         attempt.num_all_nodes = n_all = len(all_rows)
 
         status: Status | None
+        nominating: NominatingInfo | None = _failure_nominating_info()
         if n_all == 0:
             status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, error=NoNodesAvailable())
         else:
             status = self._find_nodes_that_fit(cyc, all_rows)
             if status is None and len(cyc.feasible) == 0:
                 fit_err = FitError(pi.name, n_all, cyc.diagnosis)
+                nominating = None
                 if fw.has_post_filter_plugins() and not evaluate_only:
                     _r, pst = fw.run_post_filter(state, pi, cyc.diagnosis.node_to_status)
                     attempt.post_filter_status = pst
                     cyc.diagnosis.post_filter_msg = pst.message()
                     if _r is not None and _r.nominating_info is not None:
-                        attempt.nominated_node = _r.nominating_info.node_name or None
+                        nominating = _r.nominating_info
+                        if nominating.mode == NominatingInfo.MODE_OVERRIDE:
+                            attempt.nominated_node = nominating.node_name or None
                 status = Status(Code.UNSCHEDULABLE, error=fit_err)
             elif status is None:
                 status = self._prioritize_and_select(cyc, score_single or evaluate_only)
         if status is not None:
             attempt.status = status
             if not evaluate_only and qpi is not None:
-                self._handle_failure(qpi, status, cyc.diagnosis)
+                self._handle_failure(qpi, status, cyc.diagnosis, nominating)
             return attempt
         if evaluate_only:
             return attempt
@@ -308,6 +384,13 @@ class Scheduler:
             attempt.pre_filter_status = s
             return None
 
+        # evaluateNominatedNode: the node an earlier preemption nominated is tried first
+        nnn = nominated_node_name(pi.pod)
+        if nnn:
+            nominated_row = self.table.row_of(nnn)
+            if nominated_row is not None and self._evaluate_nominated_node(cyc, nominated_row):
+                return None
+
         rows = all_rows
         if pre_res is not None and not pre_res.all_nodes():
             wanted = pre_res.node_names or set()
@@ -320,6 +403,9 @@ class Scheduler:
             cyc.feasible = rows
             absent = attempt.pre_filter_excluded_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
             diag.node_to_status = NodeToStatus(absent_status=Status(absent.code, *absent.reasons))
+            if cyc.nominated_status is not None:
+                diag.node_to_status.set(*cyc.nominated_status)
+                diag.add_plugin_status(cyc.nominated_status[1])
             attempt._feasible_rows = rows
             return None
 
@@ -338,7 +424,7 @@ class Scheduler:
             self.next_start_node_index = (self.next_start_node_index + len(feasible)) % len(all_rows)
             return None
 
-        out = fw.run_filter(state, pi, rotated)
+        out = fw.apply_nominated_pods(state, pi, fw.run_filter(state, pi, rotated))
         attempt.filter_plugins = out.plugins_run
         passed = out.passed_pos
         cut = n - 1
@@ -365,12 +451,45 @@ class Scheduler:
             if (rej.pos <= cut).any():
                 diag.unschedulable_plugins.add(rej.plugin)
         absent = attempt.pre_filter_excluded_status
+        extra = cyc.nominated_status
+        if extra is not None:
+            # upstream records the nominated node's failure in the shared NodeToStatus even
+            # when PreFilterResult keeps the node out of the full pass
+            if self.table.name_to_row.get(extra[0]) in set(rows.tolist()):
+                extra = None
+            else:
+                diag.add_plugin_status(extra[1])
+
+        def load() -> dict[str, Status]:
+            d = {k: v for k, v in attempt.filter_statuses().items() if v.plugin != "PreFilterResult"}
+            if extra is not None:
+                d[extra[0]] = extra[1]
+            return d
+
         diag.node_to_status = NodeToStatus(
             absent_status=Status(absent.code, *absent.reasons) if absent else None,
-            loader=lambda: {k: v for k, v in attempt.filter_statuses().items() if v.plugin != "PreFilterResult"},
-            size=n_rejected,
+            loader=load,
+            size=n_rejected + (extra is not None),
         )
         return None
+
+    def _evaluate_nominated_node(self, cyc: _Cycle, row: int) -> bool:
+        """evaluateNominatedNode: True when the nominated node passes every filter."""
+        fw, state, pi, attempt = cyc.fw, cyc.state, cyc.pod_info, cyc.attempt
+        rows = np.array([row], dtype=np.intp)
+        if fw.has_filter_plugins():
+            out = fw.apply_nominated_pods(state, pi, fw.run_filter(state, pi, rows))
+            if len(out.passed_pos) == 0:
+                st = out.rejections[0].status(0, row)
+                if st.is_rejected():
+                    cyc.nominated_status = (self.table.row_names[row], st)
+                return False
+            attempt.filter_plugins = out.plugins_run
+            attempt._filter = out
+            attempt._processed_upto = 0
+        cyc.feasible = rows
+        attempt._feasible_rows = rows
+        return True
 
     def _prioritize_and_select(self, cyc: _Cycle, score_single: bool) -> Status | None:
         fw, state, pi, attempt = cyc.fw, cyc.state, cyc.pod_info, cyc.attempt
@@ -407,6 +526,7 @@ class Scheduler:
         assumed = pi.assigned_to(node)
         assumed_pod = assumed.pod
         self.table.add_pod(assumed, node)
+        self.queue.nominator.delete(pi.key)
 
         def fail(st: Status) -> None:
             fw.run_unreserve(state, pi, node)
@@ -417,10 +537,10 @@ class Scheduler:
                 d.add_plugin_status(st)
                 st = Status(st.code, error=FitError(pi.name, 1, d))
                 attempt.status = st
-                self._handle_failure(qpi, st, d)
+                self._handle_failure(qpi, st, d, _failure_nominating_info())
             else:
                 attempt.status = st
-                self._handle_failure(qpi, st, Diagnosis())
+                self._handle_failure(qpi, st, Diagnosis(), _failure_nominating_info())
             attempt.node = None
             self.queue.move_all_to_active_or_backoff(
                 ClusterEvent(ASSIGNED_POD, ActionType.DELETE), assumed_pod, None,
@@ -448,15 +568,25 @@ class Scheduler:
         self.queue.delete(pi.key)
         self.queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.ADD), None, assumed_pod)
 
-    def _handle_failure(self, qpi: QueuedPodInfo, status: Status, diagnosis: Diagnosis) -> None:
-        """handleSchedulingFailure: record rejecting plugins, then requeue the pod."""
+    def _handle_failure(
+        self, qpi: QueuedPodInfo, status: Status, diagnosis: Diagnosis, nominating: NominatingInfo | None = None
+    ) -> None:
+        """handleSchedulingFailure: record rejecting plugins, requeue the pod, then update
+        the nominator and the pod's status.nominatedNodeName from `nominating`."""
         if isinstance(status.error, FitError):
             qpi.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
             qpi.pending_plugins = set(diagnosis.pending_plugins)
         current = self.pods.get(qpi.key)
         if current is None or (current.get("spec") or {}).get("nodeName"):
             self.queue.done(qpi.key)
-            return
-        if current is not qpi.pod_info.pod:
-            qpi.pod_info = PodInfo(current)
-        self.queue.add_unschedulable_if_not_present(qpi)
+        else:
+            if current is not qpi.pod_info.pod:
+                qpi.pod_info = PodInfo(current)
+            self.queue.add_unschedulable_if_not_present(qpi)
+        self.queue.nominator.add(qpi.pod_info, nominating)
+        if (
+            nominating is not None and nominating.mode == NominatingInfo.MODE_OVERRIDE
+            and current is not None and not (current.get("spec") or {}).get("nodeName")
+            and nominated_node_name(current) != nominating.node_name
+        ):
+            self.handle.patch_nominated_node(current, nominating.node_name)

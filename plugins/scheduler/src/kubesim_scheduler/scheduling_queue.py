@@ -2,12 +2,14 @@
 
 kube-scheduler v1.34 defaults are modelled: queueing hints (GA) decide which cluster events
 move a rejected pod, SchedulerPopFromBackoffQ lets Pop take a backing-off pod when activeQ
-is empty and aligns backoff expirations to 1 s windows. The scheduler is synchronous, so
-no event can arrive while a pod is in flight.
+is empty and aligns backoff expirations to 1 s windows. Cluster events that arrive while a
+pod is in flight (e.g. preemption victims deleted by a synchronous client) are recorded and
+decide where the pod goes when its attempt fails, as upstream. The queue embeds the
+Nominator (pods nominated to nodes by preemption).
 """
 
 # upstream: pkg/scheduler/backend/queue/scheduling_queue.go, active_queue.go,
-# backoff_queue.go, unschedulable_pods.go
+# backoff_queue.go, unschedulable_pods.go, nominator.go
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .framework.events import ActionType, ClusterEvent, WILDCARD, QueueingHint, match_cluster_events
+from .framework.nominator import Nominator
 from .framework.pod_info import PodInfo
 from .framework.queued_pod_info import QueuedPodInfo
 from .framework.runtime import Framework
@@ -29,6 +32,8 @@ FORCE_ACTIVATE = ClusterEvent(WILDCARD, ActionType.ALL, "ForceActivate")
 BACKOFF_COMPLETE = "BackoffComplete"
 SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
 POP_FROM_BACKOFF_Q = "PopFromBackoffQ"
+UNSCHEDULED_POD_ADD = "UnschedulablePodAdd"
+UNSCHEDULED_POD_UPDATE = "UnschedulablePodUpdate"
 
 
 class QueueingStrategy:
@@ -110,8 +115,10 @@ class SchedulingQueue:
         pod_max_backoff: float = 10.0,
         pod_max_in_unschedulable: float = 300.0,
         pop_from_backoff: bool = True,
+        nominator: Nominator | None = None,
     ) -> None:
         self.frameworks = frameworks
+        self.nominator = nominator if nominator is not None else Nominator()
         self.now = now
         self.initial_backoff = pod_initial_backoff
         self.max_backoff = pod_max_backoff
@@ -124,6 +131,8 @@ class SchedulingQueue:
         self.error_backoff = _Heap(self._backoff_less_plain)
         self.unschedulable: dict[str, QueuedPodInfo] = {}
         self.in_flight: dict[str, QueuedPodInfo] = {}
+        # (event, old, new) received while a pod was in flight (only one is, at a time)
+        self.in_flight_events: list[tuple[ClusterEvent, Any, Any]] = []
         self.scheduling_cycle = 0
         self._seq = 0
         self._last_leftover_flush = now()
@@ -212,6 +221,8 @@ class SchedulingQueue:
         self.unschedulable.pop(qpi.key, None)
         self.backoff.delete(qpi.key)
         self.error_backoff.delete(qpi.key)
+        if event in (UNSCHEDULED_POD_ADD, UNSCHEDULED_POD_UPDATE):
+            self.nominator.add(qpi.pod_info, None)
         return True
 
     def _move_to_backoff(self, qpi: QueuedPodInfo, event: str) -> bool:
@@ -229,22 +240,30 @@ class SchedulingQueue:
     # ------------------------------------------------------------ pod events
     def add(self, pod_info: PodInfo) -> bool:
         """A new unscheduled pod; False when a PreEnqueue plugin gated it."""
-        return self._move_to_active(self._new_qpi(pod_info), "UnschedulablePodAdd")
+        return self._move_to_active(self._new_qpi(pod_info), UNSCHEDULED_POD_ADD)
 
     def update(self, old: Mapping[str, Any] | None, new_info: PodInfo) -> None:
         """An unscheduled pod changed: update it in place or requeue it by its events."""
         from .framework.events import pod_scheduling_properties_change
 
         key = new_info.key
+        if key in self.in_flight:
+            # recorded for the in-flight pod; it is requeued from the latest version later
+            self.in_flight[key].pod_info = new_info
+            for evt in pod_scheduling_properties_change(new_info.pod, old or {}):
+                self.in_flight_events.append((evt, old, new_info.pod))
+            return
         for heap in (self.active, self.backoff, self.error_backoff):
             qpi = heap.items.get(key)
             if qpi is not None:
                 qpi.pod_info = new_info
                 heap.reheap()
+                self.nominator.update(old, new_info)
                 return
         qpi = self.unschedulable.get(key)
         if qpi is not None:
             qpi.pod_info = new_info
+            self.nominator.update(old, new_info)
             events = pod_scheduling_properties_change(new_info.pod, old or {})
             for evt in events:
                 strategy = self._worth_requeuing(qpi, evt, old, new_info.pod)
@@ -253,12 +272,10 @@ class SchedulingQueue:
                     self.unschedulable.pop(key, None)
                     break
             return
-        if key in self.in_flight:
-            self.in_flight[key].pod_info = new_info
-            return
-        self._move_to_active(self._new_qpi(new_info), "UnschedulablePodUpdate")
+        self._move_to_active(self._new_qpi(new_info), UNSCHEDULED_POD_UPDATE)
 
     def delete(self, key: str) -> None:
+        self.nominator.delete(key)
         self.active.delete(key)
         self.backoff.delete(key)
         self.error_backoff.delete(key)
@@ -311,10 +328,13 @@ class SchedulingQueue:
 
     def done(self, key: str) -> None:
         self.in_flight.pop(key, None)
+        if not self.in_flight:
+            self.in_flight_events.clear()
 
     def add_unschedulable_if_not_present(self, qpi: QueuedPodInfo) -> None:
         """A failed attempt: count it, then park the pod or back it off."""
-        self.in_flight.pop(qpi.key, None)
+        strategy = self._in_flight_hint(qpi)
+        self.done(qpi.key)
         if qpi.key in self.unschedulable or qpi.key in self.active or qpi.key in self.backoff or qpi.key in self.error_backoff:
             return
         if not qpi.unschedulable_plugins and not qpi.pending_plugins:
@@ -324,10 +344,23 @@ class SchedulingQueue:
             qpi.consecutive_errors_count = 0
         qpi.timestamp = self.now()
         qpi.backoff_expiration = None
-        # No event can arrive while the pod is in flight here, so the in-flight hint is
-        # "after backoff" for errors and "skip" (park) for rejections.
-        strategy = QueueingStrategy.AFTER_BACKOFF if not (qpi.unschedulable_plugins or qpi.pending_plugins) else QueueingStrategy.SKIP
         self._requeue(qpi, strategy, SCHEDULE_ATTEMPT_FAILURE)
+
+    def _in_flight_hint(self, qpi: QueuedPodInfo) -> int:
+        """determineSchedulingHintForInFlightPod: may an event seen in flight help the pod?"""
+        if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+            return QueueingStrategy.AFTER_BACKOFF
+        strategy = QueueingStrategy.SKIP
+        for event, old, new in self.in_flight_events:
+            hint = self._worth_requeuing(qpi, event, old, new)
+            if hint == QueueingStrategy.SKIP:
+                continue
+            if hint == QueueingStrategy.IMMEDIATELY:
+                return hint
+            strategy = QueueingStrategy.AFTER_BACKOFF
+            if not qpi.pending_plugins:
+                return strategy
+        return strategy
 
     def activate(self, keys: Iterable[str]) -> None:
         for key in keys:
@@ -415,6 +448,8 @@ class SchedulingQueue:
         """MoveAllToActiveOrBackoffQueue over the unschedulable pool (insertion order)."""
         if not self._interesting(event):
             return
+        if self.in_flight:
+            self.in_flight_events.append((event, old, new))
         if not self.unschedulable:
             return
         pods = [q for q in self.unschedulable.values() if pre_check is None or pre_check(q)]

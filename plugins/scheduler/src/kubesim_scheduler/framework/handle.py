@@ -1,22 +1,45 @@
 """Handle: what plugins may reach besides their arguments (node table, pods, objects, binding)."""
 
-# upstream: pkg/scheduler/framework/interface.go (Handle), framework/listers.go
+# upstream: pkg/scheduler/framework/interface.go (Handle, PodNominator, PodActivator),
+# framework/listers.go
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .node_info import NodeInfo, NodeInfoList
 from .node_table import NodeTable
+from .nominator import Nominator
 from .pod_info import PodInfo, pod_key
 
-__all__ = ["Handle", "ObjectLister", "Binder"]
+if TYPE_CHECKING:
+    from .runtime import Framework
+
+__all__ = ["Handle", "FrameworkHandle", "ObjectLister", "Binder", "PreemptPod", "PatchNominatedNode", "DEFAULT_FEATURES"]
+
+#: Feature gates plugins may ask about, at their kube-scheduler v1.34 defaults.
+DEFAULT_FEATURES: Mapping[str, bool] = {
+    "SchedulerAsyncPreemption": True,
+    "SchedulerQueueingHints": True,
+    "SchedulerPopFromBackoffQ": True,
+    "PodLevelResources": True,
+    "InPlacePodVerticalScaling": True,
+    "SidecarContainers": True,
+    "NominatedNodeNameForExpectation": False,
+    "ClearingNominatedNodeNameAfterBinding": False,
+    "DynamicResourceAllocation": False,
+}
 
 # (kind, namespace or None) -> objects as dicts, e.g. ("Service", "default"), ("Namespace", None)
 ObjectLister = Callable[[str, "str | None"], Iterable[Mapping[str, Any]]]
 # (pod, node name) -> None; raises on failure
 Binder = Callable[[Mapping[str, Any], str], None]
+# (victim, preemptor, node name) -> False when the victim was already gone; raises on failure
+PreemptPod = Callable[[Mapping[str, Any], Mapping[str, Any], str], "bool | None"]
+# (pod, nominated node name or "") -> None: patch status.nominatedNodeName
+PatchNominatedNode = Callable[[Mapping[str, Any], str], None]
 
 
 def _no_objects(_kind: str, _ns: str | None) -> Iterable[Mapping[str, Any]]:
@@ -33,13 +56,33 @@ class Handle:
         lister: ObjectLister | None = None,
         binder: Binder | None = None,
         now: Callable[[], float] | None = None,
+        pod_lookup: Callable[[str], Mapping[str, Any] | None] | None = None,
+        preempt_pod: PreemptPod | None = None,
+        patch_nominated_node: PatchNominatedNode | None = None,
+        activate: Callable[[Sequence[str]], None] | None = None,
+        rng: random.Random | None = None,
+        features: Mapping[str, bool] | None = None,
+        time_origin: float = 0.0,
     ) -> None:
         self.node_table = node_table
         self._lister = lister or _no_objects
         self._binder = binder
         self._now = now or (lambda: 0.0)
         self._pod_infos: dict[str, PodInfo] = {}
-        self.nominated_pods: dict[str, list[PodInfo]] = {}  # node name -> nominated pods
+        self._pod_lookup = pod_lookup
+        self._preempt_pod = preempt_pod
+        self._patch_nominated_node = patch_nominated_node
+        self._activate = activate
+        self.nominator = Nominator(pod_lookup)
+        self.rng = rng if rng is not None else random.Random(0)
+        self.features = {**DEFAULT_FEATURES, **(features or {})}
+        self.time_origin = time_origin
+        self.after_cycle: list[Callable[[], None]] = []
+        self.framework: Framework | None = None
+
+    def for_framework(self, framework: Framework) -> FrameworkHandle:
+        """The handle a profile's plugins get: this one plus that profile's framework."""
+        return FrameworkHandle(self, framework)
 
     # nodes
     def snapshot_nodes(self) -> NodeInfoList:
@@ -69,6 +112,17 @@ class Handle:
         """Pods bound or assumed on nodes."""
         return self.node_table.all_pods()
 
+    def get_pod(self, key: str) -> Mapping[str, Any] | None:
+        """The pod lister: the latest known version of a pod (None when it is gone)."""
+        if self._pod_lookup is None:
+            pi = self.node_table.pod_info(key) or self._pod_infos.get(key)
+            return None if pi is None else pi.pod
+        return self._pod_lookup(key)
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        """PodNominator.NominatedPodsForNode."""
+        return self.nominator.pods_for_node(node_name)
+
     # other API objects
     def list_objects(self, kind: str, namespace: str | None = None) -> list[Mapping[str, Any]]:
         return list(self._lister(kind, namespace))
@@ -92,3 +146,50 @@ class Handle:
 
     def now(self) -> float:
         return self._now()
+
+    def wall_time(self) -> float:
+        """Epoch seconds of now() (time_origin + now()); compared with pods' status.startTime."""
+        return self.time_origin + self._now()
+
+    def feature(self, name: str) -> bool:
+        """Whether a feature gate is on (unknown gates are off)."""
+        return bool(self.features.get(name, False))
+
+    def preempt_pod(self, victim: Mapping[str, Any], preemptor: Mapping[str, Any], node_name: str) -> bool:
+        """Evict a preemption victim (DisruptionTarget condition + delete); False if it was gone."""
+        if self._preempt_pod is None:
+            raise RuntimeError("no pod preemptor configured")
+        return self._preempt_pod(victim, preemptor, node_name) is not False
+
+    def patch_nominated_node(self, pod: Mapping[str, Any], node_name: str) -> None:
+        """Patch a pod's status.nominatedNodeName ('' clears it)."""
+        if self._patch_nominated_node is not None:
+            self._patch_nominated_node(pod, node_name)
+
+    def activate(self, keys: Sequence[str]) -> None:
+        """PodActivator.Activate: move pods to the active queue."""
+        if self._activate is not None:
+            self._activate(keys)
+
+    def run_after_cycle(self, fn: Callable[[], None]) -> None:
+        """Run `fn` once the current scheduling cycle is over (upstream: a goroutine)."""
+        self.after_cycle.append(fn)
+
+    def drain_after_cycle(self) -> None:
+        """Run the work queued with run_after_cycle, in order."""
+        while self.after_cycle:
+            self.after_cycle.pop(0)()
+
+
+class FrameworkHandle(Handle):
+    """A Handle bound to one profile's Framework; everything else is the shared handle's."""
+
+    def __init__(self, parent: Handle, framework: Framework) -> None:  # no super(): state is the parent's
+        object.__setattr__(self, "_parent", parent)
+        object.__setattr__(self, "framework", framework)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(object.__getattribute__(self, "_parent"), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(object.__getattribute__(self, "_parent"), name, value)

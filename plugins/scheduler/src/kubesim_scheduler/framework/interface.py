@@ -107,7 +107,15 @@ class PreFilterResult:
 
 
 class PreFilterExtensions:
-    """Incremental updates of PreFilter state when preemption adds/removes pods on a node."""
+    """Incremental updates of PreFilter state when preemption adds/removes pods on a node.
+
+    Called by Framework.run_pre_filter_extension_add_pod/remove_pod (preemption's victim
+    search, and nominated pods counted during Filter) with a cloned CycleState, for
+    PreFilter plugins not skipped in the cycle. `node_info` views the node-table row
+    *after* the pod was added to / removed from it (the row is restored afterwards), and
+    `pod_info_to_add` / `pod_info_to_remove` is that pod's PodInfo. Return None or an
+    Error status (any non-success status aborts the what-if check as an error).
+    """
 
     def add_pod(self, state: CycleState, pod: Mapping[str, Any], pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status | None:
         return None

@@ -5,7 +5,8 @@ looping over NodeInfo views. Plugin exceptions become Error statuses.
 """
 
 # upstream: pkg/scheduler/framework/runtime/framework.go (NewFramework, RunPreFilterPlugins,
-# RunFilterPlugins, RunPreScorePlugins, RunScorePlugins, RunPostFilterPlugins,
+# RunPreFilterExtensionAddPod/RemovePod, RunFilterPlugins, RunFilterPluginsWithNominatedPods,
+# addGENominatedPods, RunPreScorePlugins, RunScorePlugins, RunPostFilterPlugins,
 # RunReservePlugins*, RunPermitPlugins, RunPreBindPlugins, RunBindPlugins, RunPostBindPlugins)
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from .pod_info import PodInfo
 from .profile_config import POINT_INTERFACES, ProfileConfig, args_to_dict
 from .queued_pod_info import QueuedPodInfo
 from .status import Code, Status
+from .whatif import RowOverlay
 
-__all__ = ["Framework", "FilterOutcome", "Rejection", "ScoreOutcome", "FrameworkError"]
+__all__ = ["Framework", "FilterOutcome", "Rejection", "StatusRejection", "ScoreOutcome", "FrameworkError"]
 
 _REJECT_CODES = (int(Code.UNSCHEDULABLE), int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), int(Code.PENDING))
 
@@ -56,6 +58,20 @@ class Rejection:
         return st
 
 
+class StatusRejection(Rejection):
+    """One node rejected with a ready-made Status (the nominated-pods pass)."""
+
+    __slots__ = ("_status",)
+
+    def __init__(self, pos: int, status: Status) -> None:
+        codes = np.array([int(status.code)], dtype=np.int8)
+        super().__init__(status.plugin, np.array([pos], dtype=np.intp), codes, BatchFilterResult(codes, lambda _r: status.reasons))
+        self._status = status
+
+    def status(self, i: int, row: int) -> Status:
+        return self._status
+
+
 class FilterOutcome:
     """Result of the Filter plugins over candidate rows (in evaluation order)."""
 
@@ -66,6 +82,20 @@ class FilterOutcome:
         self.passed_pos = passed_pos
         self.rejections = rejections
         self.plugins_run = plugins_run
+
+    def override(self, pos: int, status: Status) -> None:
+        """Replace the result of the node at `pos` by a rejection with `status`."""
+        self.passed_pos = self.passed_pos[self.passed_pos != pos]
+        kept: list[Rejection] = []
+        for rej in self.rejections:
+            hit = rej.pos == pos
+            if hit.all():
+                continue  # a StatusRejection, or a plugin that rejected only this node
+            if hit.any():
+                rej = Rejection(rej.plugin, rej.pos[~hit], rej.codes[~hit], rej.result)
+            kept.append(rej)
+        kept.append(StatusRejection(pos, status))
+        self.rejections = kept
 
 
 class ScoreOutcome:
@@ -95,7 +125,8 @@ class Framework:
 
     def __init__(self, config: ProfileConfig, registry: Mapping[str, type[itf.Plugin]], handle: Handle) -> None:
         self.config = config
-        self.handle = handle
+        self.handle = handle.for_framework(self)
+        handle = self.handle
         self.profile_name = config.scheduler_name
         self.percentage_of_nodes_to_score = config.percentage_of_nodes_to_score
         self.plugins: dict[str, itf.Plugin] = {}
@@ -265,6 +296,91 @@ class Framework:
         if not out.rejections:
             return None
         return out.rejections[0].status(0, row)
+
+    # ------------------------------------------------ prefilter extensions
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod_info: PodInfo, pod_info_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        """RunPreFilterExtensionAddPod over PreFilter plugins not skipped in this cycle."""
+        return self._run_extension("AddPod", state, pod_info, pod_info_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod_info: PodInfo, pod_info_to_remove: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        """RunPreFilterExtensionRemovePod over PreFilter plugins not skipped in this cycle."""
+        return self._run_extension("RemovePod", state, pod_info, pod_info_to_remove, node_info)
+
+    def _run_extension(self, op: str, state: CycleState, pod_info: PodInfo, other: PodInfo, node_info: NodeInfo) -> Status | None:
+        skip = state.skip_filter_plugins
+        for pl in self.pre_filter_plugins:
+            ext = pl.pre_filter_extensions()
+            if ext is None or pl.name in skip:
+                continue
+            fn = ext.add_pod if op == "AddPod" else ext.remove_pod
+            s = _call(fn, state, pod_info.pod, other, node_info)
+            if s is not None and not s.is_success():
+                return Status.from_error(f'running {op} on PreFilter plugin "{pl.name}": {s.message()}')
+        return None
+
+    # ---------------------------------------------------- nominated pods
+    def _ge_nominated_pods(self, pod_info: PodInfo, node_name: str) -> list[PodInfo]:
+        """Pods nominated to the node with priority >= the pod's (not the pod itself)."""
+        table = self.handle.node_table
+        return [
+            npi for npi in self.handle.nominator.pods_for_node(node_name)
+            if npi.priority >= pod_info.priority and npi.key != pod_info.key and npi.key not in table.pod_row
+        ]
+
+    def _filter_with_added_pods(self, state: CycleState, pod_info: PodInfo, row: int, added: list[PodInfo]) -> Status | None:
+        """The first pass of RunFilterPluginsWithNominatedPods: nominated pods count as running."""
+        table = self.handle.node_table
+        state2 = state.clone()
+        with RowOverlay(table, row) as overlay:
+            for npi in added:
+                overlay.add(npi)
+                s = self.run_pre_filter_extension_add_pod(state2, pod_info, npi, NodeInfo(table, row))
+                if s is not None:
+                    return s
+            return self.run_filter_on_node(state2, pod_info, row)
+
+    def run_filter_with_nominated_pods(self, state: CycleState, pod_info: PodInfo, row: int) -> Status | None:
+        """RunFilterPluginsWithNominatedPods on one node: with the nominated pods, then without."""
+        if self.handle.nominator:
+            added = self._ge_nominated_pods(pod_info, self.handle.node_table.row_names[row])
+            if added:
+                s = self._filter_with_added_pods(state, pod_info, row, added)
+                if s is not None and not s.is_success():
+                    return s
+        return self.run_filter_on_node(state, pod_info, row)
+
+    def apply_nominated_pods(self, state: CycleState, pod_info: PodInfo, out: FilterOutcome) -> FilterOutcome:
+        """Turn a plain Filter outcome into RunFilterPluginsWithNominatedPods' per node.
+
+        The batch pass is the "without nominated pods" pass; nodes that have nominated pods
+        of higher or equal priority get the "with" pass, whose failure wins.
+        """
+        nominator = self.handle.nominator
+        if not nominator:
+            return out
+        table = self.handle.node_table
+        for node_name in list(nominator.nodes()):
+            row = table.row_of(node_name)
+            if row is None:
+                continue
+            hits = np.flatnonzero(out.rows == row)
+            if not len(hits):
+                continue
+            added = self._ge_nominated_pods(pod_info, node_name)
+            if not added:
+                continue
+            s = self._filter_with_added_pods(state, pod_info, row, added)
+            if s is None or s.is_success():
+                continue
+            out.override(int(hits[0]), s)
+            if s.plugin and s.plugin not in out.plugins_run:
+                run = set(out.plugins_run) | {s.plugin}
+                out.plugins_run = [pl.name for pl in self.filter_plugins if pl.name in run]
+        return out
 
     # ----------------------------------------------------------- postfilter
     def run_post_filter(self, state: CycleState, pod_info: PodInfo, statuses: NodeToStatus) -> tuple[itf.PostFilterResult | None, Status]:
