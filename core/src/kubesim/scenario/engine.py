@@ -42,6 +42,7 @@ from kubesim.cluster import Cluster, WatchEvent, copy_tree
 from kubesim.controllers import Controller, ControllerContext, ControllerWaiter
 from kubesim.errors import ApiError, InvalidInput
 from kubesim.plugins import Hooks
+from kubesim.scenario.memory import fewer_full_collections
 from kubesim.scenario.recorder import TimelineRecorder
 from kubesim.scenario.selection import select_controllers
 
@@ -501,7 +502,8 @@ class Simulator:
         for scenario in scenarios:
             run = ScenarioRun(scenario, self.hooks, self.options, self.progress)
             self.runs.append(run)
-            run.start()
+            with fewer_full_collections():
+                run.start()
             run.close()
             out.append(run.scenario)
         return out
