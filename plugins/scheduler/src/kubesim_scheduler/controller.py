@@ -22,6 +22,7 @@ from kubesim.errors import ApiError, NotFound
 
 from .attempt import ScheduleAttempt
 from .framework.pod_info import pod_key
+from .plugins.defaultpreemption import disruption_target_condition
 from .profiles import load_settings
 from .results import effective_detail, schedule_result, trim_level
 from .scheduler import Scheduler
@@ -57,6 +58,9 @@ class SchedulerController(Controller):
             now=lambda: ctx.clock.now().timestamp() - epoch,
             binder=self._bind,
             lister=self._list,
+            preempt_pod=self._preempt,
+            patch_nominated_node=self._patch_nominated_node,
+            time_origin=epoch,
             percentage_of_nodes_to_score=settings.percentage_of_nodes_to_score,
             pod_initial_backoff=settings.pod_initial_backoff,
             pod_max_backoff=settings.pod_max_backoff,
@@ -139,7 +143,42 @@ class SchedulerController(Controller):
 
     def _bind(self, pod: Mapping[str, Any], node: str) -> None:
         meta = pod.get("metadata") or {}
-        self.client.bind(meta.get("namespace") or "default", meta.get("name", ""), node)
+        self.client.bind(meta.get("namespace") or "default", meta.get("name", ""), node, copy=False)
+
+    def _preempt(self, victim: Mapping[str, Any], preemptor: Mapping[str, Any], node: str) -> bool:
+        """Evict a preemption victim as kube-scheduler does: DisruptionTarget condition, then delete."""
+        # upstream: pkg/scheduler/framework/preemption/preemption.go (prepareCandidate, PreemptPod)
+        meta = victim.get("metadata") or {}
+        name, namespace = meta.get("name", ""), meta.get("namespace") or "default"
+        try:
+            pod = self.ctx.cluster.get("v1", "Pod", name, namespace)
+        except NotFound:
+            return False
+        condition = {**disruption_target_condition(preemptor), "lastTransitionTime": self.ctx.clock.timestamp()}
+        conditions = [c for c in pod.setdefault("status", {}).get("conditions", []) if c.get("type") != condition["type"]]
+        pod["status"]["conditions"] = [*conditions, condition]
+        try:
+            pod = self.client.update_status(pod)
+            self.client.delete("v1", "Pod", name, namespace)
+        except NotFound:
+            return False
+        pmeta = preemptor.get("metadata") or {}
+        self._new_epoch()
+        self.ctx.timeline.record_pod("podPreempted", PodResult(
+            pod=pod, created_at=self.ctx.timeline.pod_created_at(pod), bound_to=node,
+            preempted_by=f"{pmeta.get('namespace') or 'default'}/{pmeta.get('name', '')}",
+            preempted_at=self.ctx.gate.step,
+        ), actor=self.name)
+        return True
+
+    def _patch_nominated_node(self, pod: Mapping[str, Any], node: str) -> None:
+        """Write status.nominatedNodeName ("" clears it)."""
+        meta = pod.get("metadata") or {}
+        try:
+            self.client.patch("v1", "Pod", meta.get("name", ""), {"status": {"nominatedNodeName": node or None}},
+                              namespace=meta.get("namespace") or "default", subresource="status")
+        except NotFound:
+            pass
 
     def _list(self, kind: str, namespace: str | None) -> Iterable[Mapping[str, Any]]:
         api_version = _LISTABLE.get(kind)
@@ -183,8 +222,9 @@ class SchedulerController(Controller):
         result = schedule_result(attempt, step_before, detail)
         history = self.history.setdefault(key, [])
         history.append(result)
-        pod = self._current(attempt.pod)
         if attempt.bound and attempt.node is not None:
+            # the bound pod as stored: the binding's watch event has just delivered it
+            pod = self.scheduler.pods.get(key) or self._current(attempt.pod)
             self._new_epoch()
             self._forget(key)
             self.history.pop(key, None)
@@ -194,8 +234,9 @@ class SchedulerController(Controller):
             ), actor=self.name)
             return
         self._tried(key)
-        if attempt.nominated_node:
+        if attempt.nominated_node or attempt.victims:
             self._new_epoch()
+        pod = self._current(attempt.pod)
         self._set_unschedulable_condition(pod, attempt.message())
         self.ctx.timeline.record_pod("podUnscheduled", PodResult(
             pod=self._current(pod), created_at=self.ctx.timeline.pod_created_at(pod), schedule_result=[result],
