@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -174,3 +175,22 @@ def small_result(small_doc: dict[str, Any]) -> Scenario:
     """The hand-written result as a Scenario."""
     [result] = parse_results([small_doc], "small.json")
     return result
+
+
+def result_from(timeline: dict[str, list[dict[str, Any]]], name: str = "built") -> Scenario:
+    """A result with this timeline (events built with the helpers above)."""
+    last = max((int(k) for k in timeline), default=0)
+    doc = {
+        "apiVersion": API, "kind": "Scenario", "metadata": {"name": name}, "spec": {"operations": []},
+        "status": {"phase": "Succeeded", "stepStatus": {"step": step(last), "phase": "Finished"},
+                   "scenarioResult": {"simulatorVersion": "test", "timeline": copy.deepcopy(timeline)}},
+    }
+    [result] = parse_results([doc])
+    return result
+
+
+@pytest.fixture
+def build() -> SimpleNamespace:
+    """The builders of this module, for tests that write their own timelines."""
+    return SimpleNamespace(node=node, pod=pod, create=create, patch=patch, delete=delete, step=step,
+                           result=result_from)

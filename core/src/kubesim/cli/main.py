@@ -20,9 +20,11 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kubesim.api import Scenario, ScenarioPhase
+from kubesim.cli.compare import compare_command
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
+from kubesim.cli.report import report_command
 from kubesim.cli.validate import load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
 from kubesim.errors import InvalidInput
@@ -168,6 +170,8 @@ def build_cli(hooks: Hooks) -> click.Group:
             table.add_row(i.name, i.distribution or "-", i.version or "-", ", ".join(i.hooks))
         Console().print(table)
 
+    cli.add_command(report_command(hooks))
+    cli.add_command(compare_command(hooks))
     return cli
 
 

@@ -102,8 +102,9 @@ class TimelineEvent:
 def _timeline(result: Scenario | ScenarioResult) -> tuple[dict[str, list[ScenarioTimelineEvent]], int]:
     if isinstance(result, Scenario):
         sr = result.status.scenario_result
-        final = result.status.step_status.step.major
-        return (sr.timeline if sr is not None else {}), final
+        if sr is None:
+            return {}, -1
+        return sr.timeline, result.status.step_status.step.major
     return result.timeline, -1
 
 

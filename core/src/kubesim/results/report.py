@@ -33,6 +33,7 @@ table.data { border-collapse: collapse; font-size: 0.85em; margin: 8px 0; }
 table.data th, table.data td { border: 1px solid #d9e2ec; padding: 3px 8px; text-align: left; vertical-align: top; }
 table.data th { background: #f0f4f8; }
 .note { color: #627d98; font-size: 0.9em; }
+.scroll { overflow-x: auto; }
 """
 
 
@@ -59,16 +60,25 @@ def _layout(fig: Figure, title: str, *, height: int = 380, **kw: Any) -> None:
                       template="plotly_white", legend={"orientation": "h", "y": -0.2}, **kw)
 
 
+def _step_axis(steps: Sequence[int]) -> dict[str, Any]:
+    """An x axis of whole steps (a tick per step up to 30 steps)."""
+    axis: dict[str, Any] = {"title": "step", "tickformat": "d"}
+    if len(steps) <= 30:
+        axis.update(tickmode="linear", dtick=1)
+    return axis
+
+
 def _allocation_figure(go: Any, cluster: Table) -> Figure:
     steps = cluster.column("step")
-    fig = Figure()
+    fig = go.Figure()
     names = cluster.column_names
     for col, label, dash in (("allocation", "allocation rate", "solid"), ("cpu_allocation", "cpu", "dot"),
                              ("memory_allocation", "memory", "dot"), ("fragmentation", "fragmentation", "dash")):
         if col in names:
             fig.add_trace(go.Scatter(x=steps, y=cluster.column(col), name=label, mode="lines+markers",
                                      line={"dash": dash}))
-    _layout(fig, "Cluster allocation over steps", xaxis_title="step", yaxis={"tickformat": ".0%", "rangemode": "tozero"})
+    _layout(fig, "Cluster allocation over steps", xaxis=_step_axis(steps),
+            yaxis={"tickformat": ".0%", "rangemode": "tozero"})
     return fig
 
 
@@ -95,7 +105,7 @@ def _heatmap_figure(go: Any, nodes: Table) -> Figure:
             return float(r[c]) / float(r[f"{res}_allocatable"])
 
         variants.append((f"{res} usage / allocatable", grid(used)))
-    fig = Figure()
+    fig = go.Figure()
     for i, (label, z) in enumerate(variants):
         fig.add_trace(go.Heatmap(
             z=z, x=steps, y=node_names, zmin=0, zmax=1, colorscale="YlOrRd", visible=(i == 0), name=label,
@@ -109,7 +119,7 @@ def _heatmap_figure(go: Any, nodes: Table) -> Figure:
     ]
     first = variants[0][0] if variants else ""
     height = max(320, min(1200, 18 * len(node_names) + 140))
-    _layout(fig, f"Per-node utilization: {first}", height=height, xaxis_title="step",
+    _layout(fig, f"Per-node utilization: {first}", height=height, xaxis=_step_axis(steps),
             yaxis={"showticklabels": len(node_names) <= _HEATMAP_LABEL_LIMIT, "title": "node", "autorange": "reversed"},
             updatemenus=[{"buttons": buttons, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.15}]
             if len(buttons) > 1 else [])
@@ -118,18 +128,18 @@ def _heatmap_figure(go: Any, nodes: Table) -> Figure:
 
 def _pending_figure(go: Any, cluster: Table) -> Figure:
     steps = cluster.column("step")
-    fig = Figure()
+    fig = go.Figure()
     fig.add_trace(go.Bar(x=steps, y=cluster.column("pending"), name="pending at step end", marker_color="#f0b429"))
     for col, label in (("scheduled", "scheduled"), ("unschedulable", "unschedulable"), ("preempted", "preempted")):
         fig.add_trace(go.Scatter(x=steps, y=cluster.column(col), name=label, mode="lines+markers"))
-    _layout(fig, "Pending pods over steps", xaxis_title="step", yaxis_title="pods")
+    _layout(fig, "Pending pods over steps", xaxis=_step_axis(steps), yaxis={"title": "pods", "rangemode": "tozero"})
     return fig
 
 
 def _reasons_figure(go: Any, reasons: Table, limit: int = 20) -> Figure:
     rows = list(reasons.records())[:limit]
     labels = [f"{r['reason']}" + (f" [{r['plugin']}]" if r["plugin"] else "") for r in rows]
-    fig = Figure(go.Bar(
+    fig = go.Figure(go.Bar(
         x=[r["nodes"] for r in rows][::-1], y=[_short(s, 80) for s in labels][::-1], orientation="h",
         customdata=[[r["attempts"], r["pods"], s] for r, s in zip(rows, labels)][::-1],
         hovertemplate="%{customdata[2]}<br>%{x} nodes rejected in %{customdata[0]} attempts of "
@@ -156,7 +166,8 @@ def _html_table(table: Table, columns: Sequence[str] | None = None, rows: Sequen
         cells = "".join(f"<td>{html.escape(_fmt(r.get(c)))}</td>" for c in cols)
         body.append(f"<tr>{cells}</tr>")
     note = f'<p class="note">showing {limit} of {len(data)} rows</p>' if len(data) > limit else ""
-    return f'<table class="data"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>{note}'
+    return (f'<div class="scroll"><table class="data"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>{note}')
 
 
 def _fmt(v: Any) -> str:

@@ -1,0 +1,80 @@
+"""`kubesim report`: a result file as one self-contained HTML page, and its tables as CSV/JSON."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from kubesim.cli.output import write_atomic
+from kubesim.errors import InvalidInput
+from kubesim.plugins import Hooks
+from kubesim.results import AggregatorError, ResultTables, analyze, load_results
+from kubesim.results.report import ReportUnavailable, render_report
+
+__all__ = ["EXIT_FAILED", "EXIT_INVALID", "analyze_file", "report_command"]
+
+EXIT_FAILED = 1
+EXIT_INVALID = 2
+
+
+def fail(message: str, code: int) -> None:
+    """Print `error: message` to stderr and exit with `code`."""
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def analyze_file(path: str, hooks: Hooks, scenario: str | None = None) -> list[ResultTables]:
+    """Load a result file and compute its tables; exit 2 on invalid input, 1 when an aggregator fails."""
+    try:
+        results = load_results(path)
+    except InvalidInput as exc:
+        for problem in exc.problems:
+            click.echo(f"error: {problem}", err=True)
+        sys.exit(EXIT_INVALID)
+    if scenario is not None:
+        results = [r for r in results if r.name == scenario]
+        if not results:
+            fail(f"{path}: no scenario named {scenario!r}", EXIT_INVALID)
+    try:
+        return [analyze(r, hooks=hooks) for r in results]
+    except AggregatorError as exc:
+        fail(str(exc), EXIT_FAILED)
+    raise AssertionError("unreachable")
+
+
+def report_command(hooks: Hooks) -> click.Command:
+    """The `report` command, with the installed plugins' aggregators."""
+
+    @click.command("report")
+    @click.argument("result", type=click.Path(dir_okay=False))
+    @click.option("-o", "--output", type=click.Path(dir_okay=False), default="report.html", show_default=True,
+                  help="The HTML page to write.")
+    @click.option("--tables", "tables_dir", type=click.Path(file_okay=False),
+                  help="Also write every table to this directory (one file per table and format).")
+    @click.option("--format", "formats", type=click.Choice(["csv", "json"]), multiple=True, default=("csv",),
+                  show_default=True, help="Table file format for --tables (may be given twice).")
+    @click.option("--scenario", help="Only the scenario of this name (a result file may hold several).")
+    @click.option("--title", help="The page title (default: kubesim report: <file name>).")
+    def report(result: str, output: str, tables_dir: str | None, formats: tuple[str, ...],
+               scenario: str | None, title: str | None) -> None:
+        """Write an HTML report of RESULT (a file written by `kubesim run -o`).
+
+        Plots: cluster allocation and fragmentation, per-node utilization, pending pods,
+        filter rejection reasons; tables: pods that failed scheduling, scheduler plugins,
+        and the tables of installed plugins' result aggregators.
+        """
+        all_tables = analyze_file(result, hooks, scenario)
+        try:
+            page = render_report(all_tables, title=title or f"kubesim report: {Path(result).name}")
+        except ReportUnavailable as exc:
+            fail(str(exc), EXIT_INVALID)
+        write_atomic(output, page)
+        if tables_dir:
+            for tables in all_tables:
+                target = Path(tables_dir) / tables.scenario if len(all_tables) > 1 else Path(tables_dir)
+                tables.write(target, formats=formats)
+        click.echo(f"wrote {output}", err=True)
+
+    return report
