@@ -40,3 +40,11 @@ def test_bind_without_copy_returns_the_stored_pod(cluster: Cluster, build: Any) 
     [stored] = cluster.list("v1", "Pod")
     assert bound is stored and bound["spec"]["nodeName"] == "node-1"
     assert cluster.get("v1", "Pod", "p", "default") is not stored  # get() still copies
+
+
+def test_client_bind_without_copy(cluster: Cluster, build: Any) -> None:
+    from kubesim.controllers.client import Client
+
+    cluster.create(build.pod("p"))
+    bound = Client(cluster, "scheduler").bind("default", "p", "node-1", copy=False)
+    assert bound is cluster.list("v1", "Pod")[0] and bound["spec"]["nodeName"] == "node-1"

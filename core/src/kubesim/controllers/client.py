@@ -85,6 +85,6 @@ class Client:
             propagation_policy=propagation_policy, grace_period_seconds=grace_period_seconds,
         )
 
-    def bind(self, namespace: str, name: str, node_name: str) -> dict[str, Any]:
-        """Bind a pod to a node (pods/binding)."""
-        return self.cluster.bind(namespace, name, node_name, actor=self.actor)
+    def bind(self, namespace: str, name: str, node_name: str, *, copy: bool = True) -> dict[str, Any]:
+        """Bind a pod to a node (pods/binding); copy=False returns the stored pod (read-only)."""
+        return self.cluster.bind(namespace, name, node_name, actor=self.actor, copy=copy)

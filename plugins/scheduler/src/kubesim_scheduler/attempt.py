@@ -92,6 +92,12 @@ class ScheduleAttempt:
             return []
         return self._names[self._feasible_rows].tolist()
 
+    def num_feasible_nodes(self) -> int:
+        """len(feasible_nodes()) without building the list."""
+        if self._feasible_rows is None or self._names is None:
+            return 0
+        return len(self._feasible_rows)
+
     # --------------------------------------------------------------- filter
     def filter_statuses(self) -> dict[str, Status]:
         """Rejected node -> the status of the first plugin that rejected it."""
@@ -148,15 +154,24 @@ class ScheduleAttempt:
     # ---------------------------------------------------------------- score
     def scores(self) -> dict[str, dict[str, PluginScore]]:
         """node -> plugin -> {rawScore, normalizedScore, finalScore} for scored nodes."""
-        out: dict[str, dict[str, PluginScore]] = {}
+        return {
+            node: {p: {"rawScore": r, "normalizedScore": n, "finalScore": f} for p, (r, n, f) in per.items()}
+            for node, per in self.score_triples().items()
+        }
+
+    def score_triples(self) -> dict[str, dict[str, tuple[int, int, int]]]:
+        """node -> plugin -> (raw, normalized, final) for scored nodes, in scoring order."""
+        out: dict[str, dict[str, tuple[int, int, int]]] = {}
         sc = self._score
         if sc is None or self._names is None:
             return out
         names = self._names[sc.rows].tolist()
-        for j, p in enumerate(sc.plugins):
-            raw, norm, fin = sc.raw[j].tolist(), sc.normalized[j].tolist(), sc.final[j].tolist()
-            for i, n in enumerate(names):
-                out.setdefault(n, {})[p] = {"rawScore": raw[i], "normalizedScore": norm[i], "finalScore": fin[i]}
+        columns = [
+            (p, sc.raw[j].tolist(), sc.normalized[j].tolist(), sc.final[j].tolist())
+            for j, p in enumerate(sc.plugins)
+        ]
+        for i, n in enumerate(names):
+            out[n] = {p: (raw[i], norm[i], fin[i]) for p, raw, norm, fin in columns}
         return out
 
     def final_scores(self) -> dict[str, dict[str, int]]:

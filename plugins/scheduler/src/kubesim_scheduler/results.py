@@ -37,14 +37,29 @@ def trim_level(detail: str) -> str | int:
     return {"full": "all", "summary": SUMMARY_BEST_NODES, "none": "none"}[detail]
 
 
+_SCORE_RESULTS: dict[tuple[int, int, int], ScenarioPluginsScoreResult] = {}
+_SCORE_RESULTS_MAX = 65536
+
+
+def _score_result(triple: tuple[int, int, int]) -> ScenarioPluginsScoreResult:
+    """The (frozen) score result for (raw, normalized, final), shared between equal values:
+    a run holds hundreds of thousands of them with a few thousand distinct values."""
+    hit = _SCORE_RESULTS.get(triple)
+    if hit is None:
+        if len(_SCORE_RESULTS) >= _SCORE_RESULTS_MAX:
+            _SCORE_RESULTS.clear()
+        hit = _SCORE_RESULTS[triple] = ScenarioPluginsScoreResult(*triple)
+    return hit
+
+
 def schedule_result(attempt: ScheduleAttempt, step: ScenarioStep, detail: str) -> ScenarioPodScheduleResult:
     """One attempt as a ScenarioPodScheduleResult at `detail` (full, summary or none)."""
     message = attempt.message() or None
     if detail == "none":
         return ScenarioPodScheduleResult(step=step, message=message)
     scores = {
-        node: {p: ScenarioPluginsScoreResult(v["rawScore"], v["normalizedScore"], v["finalScore"]) for p, v in per.items()}
-        for node, per in attempt.scores().items()
+        node: {p: _score_result(t) for p, t in per.items()}
+        for node, per in attempt.score_triples().items()
     }
     if detail == "full":
         return ScenarioPodScheduleResult(
@@ -59,6 +74,6 @@ def schedule_result(attempt: ScheduleAttempt, step: ScenarioStep, detail: str) -
         plugin_results=ScenarioPluginsResults(score=scores),
         message=message,
         candidate_node_count=attempt.num_all_nodes,
-        filtered_node_count=len(attempt.feasible_nodes()),
+        filtered_node_count=attempt.num_feasible_nodes(),
         filter_reason_counts=dict(sorted(attempt.reason_counts().items())),
     )

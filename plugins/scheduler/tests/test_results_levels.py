@@ -1,0 +1,54 @@
+"""Attempts as Scenario API results: full and summary levels agree with the attempt's data."""
+
+from __future__ import annotations
+
+from kubesim.api import ScenarioStep
+from kubesim_scheduler import Scheduler
+from kubesim_scheduler.results import SUMMARY_BEST_NODES, schedule_result
+from scheduler_harness import make_node, make_pod
+
+
+def _scheduler(n: int) -> Scheduler:
+    s = Scheduler(seed=3)
+    for i in range(n):
+        s.add_node(make_node(f"n{i:02d}", {"cpu": str(2 + i % 3), "memory": "8Gi", "pods": "10"},
+                             labels={"kubernetes.io/hostname": f"n{i:02d}"}))
+    # a node that rejects the pod, so that the summary has a reason to count
+    s.add_node(make_node("tiny", {"cpu": "100m", "memory": "8Gi", "pods": "10"}, labels={"kubernetes.io/hostname": "tiny"}))
+    return s
+
+
+def test_full_result_matches_the_attempt() -> None:
+    s = _scheduler(6)
+    attempt = s.evaluate(make_pod("p", reqs=[{"cpu": "500m", "memory": "1Gi"}]))
+    assert attempt.num_feasible_nodes() == len(attempt.feasible_nodes()) == 6
+    triples = attempt.score_triples()
+    assert {n: {p: (v["rawScore"], v["normalizedScore"], v["finalScore"]) for p, v in per.items()}
+            for n, per in attempt.scores().items()} == triples
+    result = schedule_result(attempt, ScenarioStep(1, 0), "full")
+    assert result.all_filtered_nodes == attempt.feasible_nodes()
+    got = {n: {p: (v.raw_score, v.normalized_score, v.final_score) for p, v in per.items()}
+           for n, per in result.plugin_results.score.items()}
+    assert got == triples
+    assert list(result.plugin_results.score) == list(triples)  # node order kept
+    assert result.plugin_results.filter["tiny"]["NodeResourcesFit"] == "Insufficient cpu"
+
+
+def test_summary_counts_and_shares_equal_score_results() -> None:
+    s = _scheduler(SUMMARY_BEST_NODES + 5)
+    s.detail = SUMMARY_BEST_NODES
+    s.add_pod(make_pod("p", reqs=[{"cpu": "500m", "memory": "1Gi"}]))
+    attempt = s.schedule_one()
+    assert attempt is not None and attempt.node is not None
+    result = schedule_result(attempt, ScenarioStep(1, 0), "summary")
+    assert result.filtered_node_count == SUMMARY_BEST_NODES + 5 == attempt.num_feasible_nodes()
+    assert result.candidate_node_count == SUMMARY_BEST_NODES + 6
+    assert result.filter_reason_counts == {"Insufficient cpu": 1}
+    assert len(result.plugin_results.score) == SUMMARY_BEST_NODES
+    assert result.all_filtered_nodes == [] and result.plugin_results.filter == {}
+    # equal (raw, normalized, final) values are one shared frozen object
+    values = [v for per in result.plugin_results.score.values() for v in per.values()]
+    by_value = {}
+    for v in values:
+        assert by_value.setdefault((v.raw_score, v.normalized_score, v.final_score), v) is v
+    assert len(by_value) < len(values)
