@@ -115,7 +115,10 @@ def kubesim_custom_resources() -> Sequence[Mapping[str, Any]]:
 def kubesim_result_aggregators() -> Mapping[str, Any]:
     """Result aggregators by name, used by `kubesim.results` and `kubesim report`.
 
-    :return: mapping of aggregator name to aggregator object
+    An aggregator follows `kubesim.results.Aggregator`: `initial()`, `fold(acc, event,
+    state)` over every timeline event, `table(acc)` -> `kubesim.results.Table`.
+
+    :return: mapping of aggregator (table) name to aggregator object
     """
 
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from kubesim.api import Scenario
 from kubesim.results.events import TimelineEvent, iter_events
+from kubesim.results.gcpause import paused_gc
 from kubesim.results.state import ClusterState
 from kubesim.results.table import Table
 
@@ -64,6 +65,11 @@ def aggregate(result: Scenario, aggregators: Mapping[str, Aggregator[Any]] | Seq
     """
     named = list(aggregators.items()) if isinstance(aggregators, Mapping) else [(a.name, a) for a in aggregators]
     checked = [(name, check_aggregator(name, agg)) for name, agg in named]
+    with paused_gc():
+        return _aggregate(result, checked)
+
+
+def _aggregate(result: Scenario, checked: list[tuple[str, Aggregator[Any]]]) -> dict[str, Table]:
     state = ClusterState()
     accs: list[Any] = []
     for name, agg in checked:
