@@ -6,6 +6,9 @@ the result and computes every table, the report page and a self-comparison in th
 process, printing the seconds each part took and the process's peak RSS.
 
     python benchmarks/results_bench.py [--workdir DIR] [--nodes 500] [--pods 10000]
+
+Measured on a 2-core machine (Python 3.11): kubesim run 38 s (once); load 1.6 s,
+tables 0.9 s, report page 0.3-1.0 s, comparison 0.1 s; peak RSS 424 MiB.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -107,8 +111,8 @@ def ensure_result(workdir: Path, nodes: int, pods: int, scheduler_config: str | 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workdir", type=Path, default=Path(".bench-results"),
-                        help="where the generated scenario and result are kept (default: .bench-results)")
+    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "kubesim-results-bench",
+                        help="where the generated scenario and result are kept (default: %(default)s)")
     parser.add_argument("--nodes", type=int, default=500)
     parser.add_argument("--pods", type=int, default=10_000)
     parser.add_argument("--scheduler-config", help="passed to kubesim run when the result is generated")
