@@ -1,0 +1,219 @@
+"""The kubelet of every node at once, in simulated time (what KWOK does for a real cluster).
+
+It reconciles two kinds of keys: ("Node", "", name) posts a healthy node status, and
+("Pod", namespace, name) moves a bound pod along its lifecycle: Pending -> Running (or Failed
+for an invalid simSpec) -> Succeeded when its simSpec ends, and a terminating pod is removed
+(delete with grace period 0) once its deletionTimestamp has passed. Times that lie ahead are
+waited for with `queue.add_after`, so they happen in the first step whose time reaches them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from typing import Any, cast
+
+from kubesim import ControllerContext, ReconcileController
+from kubesim.clock import format_time, parse_time
+from kubesim.cluster import WatchEvent, copy_tree
+from kubesim.errors import ApiError, Conflict, NotFound
+
+from .identities import NODE_NETWORK, POD_NETWORK, AddressPool
+from .node_status import internal_ip, node_ready_state, node_status_update
+from .pod_status import (
+    INVALID_SIM_SPEC_REASON,
+    TERMINAL_PHASES,
+    failed_status,
+    node_settled,
+    pod_settled,
+    running_status,
+    sim_spec_message,
+    succeeded_status,
+)
+from .simspec import USAGE_ANNOTATION, SimSpecError, sim_spec_of, usage_annotation
+
+__all__ = ["KubeletController"]
+
+NODE, POD = "Node", "Pod"
+Key = tuple[str, str, str]
+
+
+class KubeletController(ReconcileController):
+    """Node readiness and the pod lifecycle for every node of the cluster.
+
+    While it runs, the cluster deletes bound pods gracefully (`graceful_pod_deletion`): a
+    deleted pod keeps running with a deletionTimestamp until this kubelet finishes it.
+    """
+
+    name = "kubelet"
+    watches = (("v1", "Node"), ("v1", "Pod"))
+
+    def __init__(self, ctx: ControllerContext) -> None:
+        self._node_ips = AddressPool(NODE_NETWORK)
+        self._pod_ips = AddressPool(POD_NETWORK)
+        self._assigned_node_ips: dict[str, str] = {}
+        self._assigned_pod_ips: dict[tuple[str, str], str] = {}
+        self._to_verify: dict[Key, None] = {}
+        super().__init__(ctx)
+        self._graceful_before = ctx.cluster.graceful_pod_deletion
+        ctx.cluster.graceful_pod_deletion = True
+
+    # --- keys -------------------------------------------------------------------
+
+    @staticmethod
+    def _key(obj: dict[str, Any]) -> Key:
+        meta = obj.get("metadata") or {}
+        kind = str(obj.get("kind"))
+        return (kind, str(meta.get("namespace", "")) if kind == POD else "", str(meta.get("name", "")))
+
+    def initial_keys(self, obj: dict[str, Any]) -> Iterable[Hashable]:
+        key = self._key(obj)
+        self._to_verify[key] = None
+        return [key]
+
+    def keys_for(self, event: WatchEvent) -> Iterable[Hashable]:
+        obj = event.object
+        key = self._key(obj)
+        self._to_verify[key] = None
+        keys: list[Hashable] = [key]
+        if key[0] == NODE and event.type != "DELETED":
+            before = node_ready_state(event.old_object or {}) if event.old_object is not None else None
+            if node_ready_state(obj) != before:  # pods waiting for (or stopped by) this node's kubelet
+                for pod in self.ctx.cluster.list("v1", "Pod", field_selector=f"spec.nodeName={key[2]}"):
+                    pod_key = self._key(pod)
+                    self._to_verify[pod_key] = None
+                    keys.append(pod_key)
+        return keys
+
+    # --- reconcile --------------------------------------------------------------
+
+    def reconcile(self, key: Hashable) -> None:
+        kind, namespace, name = cast(Key, key)
+        self._to_verify[(kind, namespace, name)] = None
+        try:
+            if kind == NODE:
+                self._sync_node(name)
+            else:
+                self._sync_pod(namespace, name)
+        except (Conflict, NotFound):
+            self.queue.add(key)  # the object changed or went away meanwhile: look again
+        except ApiError as exc:
+            self.log.warning("kubelet write failed", kind=kind, namespace=namespace, name=name, error=exc.message)
+
+    def _sync_node(self, name: str) -> None:
+        try:
+            node = self.client.get("v1", "Node", name)
+        except NotFound:
+            return
+        given = internal_ip(node)
+        if given is not None:
+            self._node_ips.reserve(given)
+            ip = None
+        else:
+            ip = self._assigned_node_ips.get(name)
+            if ip is None:
+                ip = self._assigned_node_ips[name] = self._node_ips.allocate()
+        status = node_status_update(node, self.ctx.clock.timestamp(), ip)
+        if status is not None:
+            node["status"] = status
+            self.client.update_status(node)
+
+    def _node_of(self, pod: dict[str, Any]) -> dict[str, Any] | None:
+        node_name = (pod.get("spec") or {}).get("nodeName")
+        if not node_name:
+            return None
+        try:
+            return self.client.get("v1", "Node", node_name)
+        except NotFound:
+            return None
+
+    def _sync_pod(self, namespace: str, name: str) -> None:
+        try:
+            pod = self.client.get("v1", "Pod", name, namespace)
+        except NotFound:
+            self._assigned_pod_ips.pop((namespace, name), None)
+            return
+        node = self._node_of(pod)
+        if node is None or node_ready_state(node) != "True":
+            return  # not bound, node gone (pod-gc's job) or the node's kubelet is down
+        meta = pod["metadata"]
+        if meta.get("deletionTimestamp"):
+            self._finish_termination(pod)
+            return
+        status = pod.get("status") or {}
+        if status.get("phase") in TERMINAL_PHASES:
+            return
+        now = self.ctx.clock.now()
+        host_ip = internal_ip(node) or ""
+        try:
+            spec = sim_spec_of(pod)
+        except SimSpecError as exc:
+            message = sim_spec_message(str(exc))
+            self.log.warning("pod has an invalid simSpec annotation", pod=f"{namespace}/{name}", error=str(exc))
+            pod["status"] = failed_status(pod, format_time(now), host_ip, INVALID_SIM_SPEC_REASON, message)
+            self.client.update_status(pod)
+            return
+        if status.get("phase") != "Running":
+            pod_ip = host_ip if (pod.get("spec") or {}).get("hostNetwork") else self._pod_ip(namespace, name)
+            pod["status"] = running_status(pod, format_time(now), host_ip, pod_ip)
+            pod = self.client.update_status(pod)
+        if spec is None:
+            return
+        start = parse_time(pod["status"]["startTime"])
+        elapsed = now - start
+        if elapsed >= spec.duration:
+            pod["status"] = succeeded_status(pod, format_time(start + spec.duration))
+            pod = self.client.update_status(pod)
+            self._set_usage(pod, usage_annotation(spec, None))
+            return
+        self._set_usage(pod, usage_annotation(spec, spec.phase_index(elapsed)))
+        boundary = spec.next_boundary(elapsed)
+        if boundary is not None:
+            self.queue.add_after((POD, namespace, name), start + boundary)
+
+    def _pod_ip(self, namespace: str, name: str) -> str:
+        ip = self._assigned_pod_ips.get((namespace, name))
+        if ip is None:
+            ip = self._assigned_pod_ips[(namespace, name)] = self._pod_ips.allocate()
+        return ip
+
+    def _set_usage(self, pod: dict[str, Any], value: str) -> None:
+        annotations = pod["metadata"].get("annotations") or {}
+        if annotations.get(USAGE_ANNOTATION) == value:
+            return
+        pod = copy_tree(pod)
+        pod["metadata"].setdefault("annotations", {})[USAGE_ANNOTATION] = value
+        self.client.update(pod)
+
+    def _finish_termination(self, pod: dict[str, Any]) -> None:
+        """Remove a terminating pod once its grace period is over (deletionTimestamp passed)."""
+        meta = pod["metadata"]
+        if meta.get("deletionGracePeriodSeconds") == 0:
+            return  # already finished; finalizers keep it
+        deadline = parse_time(meta["deletionTimestamp"])
+        if self.ctx.clock.now() < deadline:
+            self.queue.add_after((POD, meta.get("namespace", ""), meta["name"]), deadline)
+            return
+        self.client.delete("v1", "Pod", meta["name"], meta.get("namespace"), grace_period_seconds=0)
+
+    # --- waiter -----------------------------------------------------------------
+
+    def settled(self) -> bool:
+        """Every node and pod touched since the last check is in the state it should be in now."""
+        now = self.ctx.clock.now()
+        cluster = self.ctx.cluster
+        for key in list(self._to_verify):
+            kind, namespace, name = key
+            try:
+                obj = cluster.get("v1", kind, name, namespace or None)
+            except NotFound:
+                del self._to_verify[key]
+                continue
+            ok = node_settled(obj) if kind == NODE else pod_settled(obj, self._node_of(obj), now)
+            if not ok:
+                return False
+            del self._to_verify[key]
+        return True
+
+    def close(self) -> None:
+        super().close()
+        self.ctx.cluster.graceful_pod_deletion = self._graceful_before
