@@ -1,0 +1,139 @@
+"""End to end: the installed `kubesim run` with the scheduler, the StatefulSet controller and the kubelet."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from statefulset_cli import require_plugins, run_kubesim
+
+DATA = Path(__file__).parent / "data"
+PLUGINS = ("scheduler", "kubelet", "statefulset")
+
+
+def events(result: dict) -> list[tuple[int, str, str, str, str]]:
+    """(step, actor, kind of event, object kind, object name) of every timeline event."""
+    out = []
+    for step, items in sorted(result["status"]["scenarioResult"]["timeline"].items(), key=lambda kv: int(kv[0])):
+        for e in items:
+            (field,) = [k for k in e if k not in ("id", "step", "actor")]
+            body = e[field]
+            if field in ("podScheduled", "podUnscheduled"):
+                kind, name = "Pod", body["pod"]["metadata"]["name"]
+            elif field == "create":
+                kind, name = body["result"]["kind"], body["result"]["metadata"]["name"]
+            elif field in ("patch", "delete"):
+                kind, name = body["operation"]["typeMeta"]["kind"], body["operation"]["objectMeta"]["name"]
+            else:
+                kind, name = "", ""
+            out.append((int(step), e["actor"], field, kind, name))
+    return out
+
+
+def run(cwd: Path, scenario: str, keep: tuple[str, ...] = PLUGINS) -> tuple[int, bytes, bytes]:
+    proc = run_kubesim("run", str(DATA / scenario), "-o", "result.json", "--export-cluster", "state.yaml", "-q",
+                       cwd=cwd, keep=keep)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, (cwd / "result.json").read_bytes(), (cwd / "state.yaml").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    require_plugins(*PLUGINS)
+    return [run(tmp_path_factory.mktemp(f"run{i}"), "web.yaml") for i in range(2)]
+
+
+def test_pods_are_created_in_order_and_replaced_after_node_loss(runs):
+    code, raw, _ = runs[0]
+    assert code == 0
+    result = json.loads(raw)
+    assert result["status"]["phase"] == "Succeeded"
+    timeline = events(result)
+    step0 = [(a, f, k, n) for s, a, f, k, n in timeline if s == 0 and a in ("statefulset", "scheduler")]
+    assert step0 == [
+        ("statefulset", "create", "ControllerRevision", step0[0][3]),
+        ("statefulset", "create", "PersistentVolumeClaim", "data-web-0"),
+        ("statefulset", "create", "Pod", "web-0"),
+        ("scheduler", "podScheduled", "Pod", "web-0"),
+        ("statefulset", "create", "PersistentVolumeClaim", "data-web-1"),
+        ("statefulset", "create", "Pod", "web-1"),
+        ("scheduler", "podScheduled", "Pod", "web-1"),
+        ("statefulset", "create", "PersistentVolumeClaim", "data-web-2"),
+        ("statefulset", "create", "Pod", "web-2"),
+        ("scheduler", "podScheduled", "Pod", "web-2"),
+    ]
+    assert [e for e in timeline if e[0] == 2][:3] == [
+        (2, "scenario", "delete", "Node", "node-c"),
+        (2, "pod-gc", "delete", "Pod", step0[5][3]),  # web-1 ran on node-c
+        (2, "statefulset", "create", "Pod", "web-1"),
+    ]
+
+
+def test_the_rolling_update_goes_from_the_highest_ordinal_with_grace_periods(runs):
+    timeline = events(json.loads(runs[0][1]))
+    # the controller starts a graceful delete (a patch that sets deletionTimestamp); 30 s later the
+    # kubelet removes the pod and the controller creates it again from the new revision
+    ss = [(s, a, f, n) for s, a, f, k, n in timeline if k == "Pod" and n.startswith("web-")
+          and a in ("statefulset", "kubelet")
+          and s >= 3 and f in ("patch", "delete", "create")]
+    assert ss == [
+        (3, "statefulset", "patch", "web-2"),
+        (6, "kubelet", "delete", "web-2"), (6, "statefulset", "create", "web-2"), (6, "statefulset", "patch", "web-1"),
+        (9, "kubelet", "delete", "web-1"), (9, "statefulset", "create", "web-1"), (9, "statefulset", "patch", "web-0"),
+        (12, "kubelet", "delete", "web-0"), (12, "statefulset", "create", "web-0"),
+        (15, "statefulset", "patch", "web-2"),  # scale down to 2
+        (18, "kubelet", "delete", "web-2"),
+    ]
+
+
+def test_the_exported_cluster_holds_the_set_its_revisions_and_claims(runs):
+    state = yaml.safe_load(runs[0][2])
+    items = {(o["kind"], o["metadata"]["name"]): o for o in state["items"]}
+    web = items[("StatefulSet", "web")]
+    revisions = sorted((o for o in state["items"] if o["kind"] == "ControllerRevision"), key=lambda r: r["revision"])
+    assert [r["revision"] for r in revisions] == [1, 2]
+    new = revisions[1]["metadata"]["name"]
+    assert web["status"] == {
+        "observedGeneration": 3, "replicas": 2, "readyReplicas": 2, "currentReplicas": 2, "updatedReplicas": 2,
+        "currentRevision": new, "updateRevision": new, "collisionCount": 0, "availableReplicas": 2,
+    }
+    pods = {n: o for (k, n), o in items.items() if k == "Pod" and n.startswith("web-")}
+    assert sorted(pods) == ["web-0", "web-1"]
+    for name, pod in pods.items():
+        assert pod["metadata"]["labels"]["controller-revision-hash"] == new
+        assert pod["metadata"]["labels"]["statefulset.kubernetes.io/pod-name"] == name
+        assert pod["spec"]["containers"][0]["image"] == "nginx:1.28"
+        assert pod["status"]["phase"] == "Running"
+        assert pod["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"] == f"data-{name}"
+    claims = sorted(n for (k, n) in items if k == "PersistentVolumeClaim")
+    assert claims == ["data-web-0", "data-web-1", "data-web-2"]  # retained after scale down (Retain policy)
+    assert items[("Pod", "batch")]["status"]["phase"] == "Succeeded"
+
+
+def test_two_runs_are_byte_identical(runs):
+    assert runs[0] == runs[1]
+
+
+def test_an_invalid_statefulset_fails_the_scenario_with_the_api_servers_message(tmp_path):
+    require_plugins("scheduler", "statefulset")
+    code, raw, _ = run(tmp_path, "invalid.yaml", keep=("scheduler", "statefulset"))
+    assert code == 1
+    status = json.loads(raw)["status"]
+    assert status["phase"] == "Failed"
+    assert status["message"] == (
+        'spec.operations[1] (id web, step 1): StatefulSet.apps "web" is invalid: spec.template.metadata.labels: '
+        'Invalid value: {"app":"x"}: `selector` does not match template `labels`'
+    )
+
+
+def test_without_a_kubelet_an_ordered_set_stops_at_its_first_pod(tmp_path):
+    require_plugins("scheduler", "statefulset")
+    code, raw, state = run(tmp_path, "web.yaml", keep=("scheduler", "statefulset"))
+    assert code == 0
+    created = [n for s, a, f, k, n in events(json.loads(raw)) if (a, f, k) == ("statefulset", "create", "Pod")]
+    assert created == ["web-0"]
+    items = {(o["kind"], o["metadata"]["name"]): o for o in yaml.safe_load(state)["items"]}
+    assert items[("Pod", "web-0")]["status"]["phase"] == "Pending"
+    assert items[("StatefulSet", "web")]["status"]["replicas"] == 1
