@@ -141,3 +141,25 @@ def test_fragmentation_of_cordoned_and_empty_clusters(build: SimpleNamespace) ->
             build.create("a", s(0), build.pod("a", "1", "1Gi", node_name="n1")),
             build.create("w", s(0), build.pod("w", "1", "1Gi"))]
     assert fragmentation(_state(build, full)) == 0.0  # nothing free, nothing stranded
+
+
+def test_a_stale_pod_in_a_pod_event_does_not_undo_a_later_write(build: SimpleNamespace) -> None:
+    s = build.step
+    victim = build.pod("victim", "1", "1Gi", node_name="n1")
+    victim["metadata"]["resourceVersion"] = "5"
+    terminating = json.loads(json.dumps(victim))
+    terminating["metadata"].update(resourceVersion="7", deletionTimestamp="2025-01-01T00:00:30Z")
+    result = build.result({"0": [
+        build.create("n1", s(0), build.node("n1", "4", "8Gi")),
+        build.create("victim", s(0), victim),
+    ], "1": [
+        build.patch("evict", s(1, 1), terminating, "{}", actor="scheduler"),
+        {"id": "preempted", "step": s(1, 1), "actor": "scheduler", "podPreempted": {
+            "pod": victim, "createdAt": s(0), "boundTo": "n1", "preemptedBy": "default/high",
+            "preemptedAt": s(1, 1)}},
+    ]})
+    [row] = analyze(result)["pods"].records()
+    assert (row["state"], row["node"], row["preempted_by"], row["preempted_step"]) == (
+        "terminating", "n1", "default/high", 1)
+    # a terminating pod still holds its requests until it is gone
+    assert [r["cpu_requested"] for r in analyze(result)["nodes"].records()] == [1000, 1000]

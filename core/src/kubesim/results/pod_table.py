@@ -9,7 +9,7 @@ import attrs
 from kubesim.results.attempts import describe_reasons, new_attempts, reason_counts, totals
 from kubesim.results.events import TimelineEvent
 from kubesim.results.resources import resource_order, unit
-from kubesim.results.state import ClusterState, pod_key
+from kubesim.results.state import ClusterState, PodState, pod_key
 from kubesim.results.table import Column, Table
 
 __all__ = ["POD_COLUMNS", "PodTable"]
@@ -18,8 +18,8 @@ POD_COLUMNS = (
     Column("namespace", "str", "the pod's namespace"),
     Column("name", "str", "the pod's name"),
     Column("uid", "str", "metadata.uid"),
-    Column("state", "str", "at the end: bound, pending, succeeded, failed, preempted (deleted after a "
-                           "preemption) or deleted"),
+    Column("state", "str", "at the end: bound, pending, terminating (deletionTimestamp set), succeeded, "
+                           "failed, preempted (deleted after a preemption) or deleted"),
     Column("node", "str", "the node the pod was last bound to"),
     Column("created_step", "int", "MajorStep of the pod's creation"),
     Column("created_minor", "int", "MinorStep of the pod's creation"),
@@ -65,6 +65,14 @@ class _Acc:
     resources: set[str] = attrs.field(factory=lambda: {"cpu", "memory"})
 
 
+def _state(pod: PodState) -> str:
+    if pod.terminal:
+        return "succeeded" if (pod.object.get("status") or {}).get("phase") == "Succeeded" else "failed"
+    if (pod.object.get("metadata") or {}).get("deletionTimestamp"):
+        return "terminating"
+    return "bound" if pod.node else "pending"
+
+
 class PodTable:
     """Aggregator of the "pods" table; see POD_COLUMNS, plus `<resource>_request` columns."""
 
@@ -101,9 +109,7 @@ class PodTable:
             row.priority = pod.priority
             row.requests = pod.requests
             acc.resources.update(k for k in pod.requests if k != "pods")
-            obj_phase = (pod.object.get("status") or {}).get("phase")
-            row.state = ("succeeded" if obj_phase == "Succeeded" else "failed") if pod.terminal else (
-                "bound" if pod.node else "pending")
+            row.state = _state(pod)
         pr = event.pod_result
         if pr is None:
             return acc

@@ -24,6 +24,13 @@ __all__ = ["ClusterState", "NodeState", "PodState", "pod_key"]
 _TERMINAL = ("Succeeded", "Failed")
 
 
+def _older(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
+    """True when `new` is an earlier version than `old` (both with numeric resourceVersions)."""
+    a = (new.get("metadata") or {}).get("resourceVersion")
+    b = (old.get("metadata") or {}).get("resourceVersion")
+    return isinstance(a, str) and isinstance(b, str) and a.isdigit() and b.isdigit() and int(a) < int(b)
+
+
 def pod_key(namespace: str | None, name: str) -> str:
     """"namespace/name", the key of a pod in `ClusterState.pods`."""
     return f"{namespace or 'default'}/{name}"
@@ -156,6 +163,8 @@ class ClusterState:
         if pod is None:
             pod = PodState(key, uid, {}, step)
             self.pods[key] = pod
+        elif _older(obj, pod.object):
+            return pod  # a pod event may carry the pod as its sender saw it, before a later write
         self._set(
             pod,
             uid=uid or pod.uid,
