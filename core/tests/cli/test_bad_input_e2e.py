@@ -44,6 +44,12 @@ CASES = {
                        "broken.yaml: spec.operations[1].createOperation.object: required"),
     "unknown-kind": (HEAD.replace("kind: ConfigMap", "kind: ConfigMapp"),
                      'broken.yaml: spec.operations[0].createOperation.object.kind: no matches for kind "ConfigMapp" in version "v1"'),
+    "invalid-object": (HEAD.replace("metadata: {name: a}", "metadata: {name: Not_Valid}"),
+                       'broken.yaml: spec.operations[0].createOperation.object: ConfigMap "Not_Valid" is invalid: '
+                       'metadata.name: Invalid value: "Not_Valid": a lowercase RFC 1123 subdomain must consist of'),
+    "pod-without-containers": (
+        HEAD + "  - step: 1\n    createOperation: {object: {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: []}}}\n",
+        'broken.yaml: spec.operations[1].createOperation.object: Pod "p" is invalid: spec.containers: Required value'),
     "unknown-controller": (HEAD.replace("name: marker", "name: markr"),
                            "broken.yaml: spec.controllers.simulationControllers.enabled[0].name: unknown controller 'markr'"),
 }

@@ -8,12 +8,27 @@ from kubesim.api import Scenario
 from kubesim.api.loader import load_scenarios
 from kubesim.api.validation import validate_scenario
 from kubesim.clock import Clock
-from kubesim.cluster import Cluster
+from kubesim.cluster import Cluster, ResourceRegistry, check_new_object
 from kubesim.errors import ApiError, InvalidInput, Problem
 from kubesim.plugins import Hooks
 from kubesim.scenario import SCENARIO_CRD
 
 __all__ = ["load_and_validate"]
+
+
+def _object_problems(scenario: Scenario, registry: ResourceRegistry, file: str) -> list[Problem]:
+    """Objects to create that the API server's validation would reject."""
+    out = []
+    for i, op in enumerate(scenario.spec.operations):
+        if op.create_operation is None:
+            continue
+        try:
+            message = check_new_object(registry, op.create_operation.object)
+        except ApiError:
+            continue  # a kind from a CRD that an earlier operation creates: checked at run time
+        if message:
+            out.append(Problem(f"spec.operations[{i}].createOperation.object", message, file))
+    return out
 
 
 def load_and_validate(
@@ -43,10 +58,11 @@ def load_and_validate(
             continue
         for i, scenario in enumerate(loaded):
             where = f"{file} [document {i}]" if len(loaded) > 1 else file
-            problems.extend(
-                validate_scenario(scenario, scope=scope, controllers=controllers,
-                                  allow_unknown_targets=allow_unknown_targets, file=where)
-            )
+            found = validate_scenario(scenario, scope=scope, controllers=controllers,
+                                      allow_unknown_targets=allow_unknown_targets, file=where)
+            problems.extend(found)
+            if not found:
+                problems.extend(_object_problems(scenario, registry, where))
             name = scenario.name
             if name and name in seen:
                 problems.append(Problem("metadata.name", f"duplicate scenario name {name!r} (also in {seen[name]})", where))

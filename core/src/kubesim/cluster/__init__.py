@@ -11,12 +11,14 @@ from .cluster import DEFAULT_NAMESPACES, Cluster
 from .events import WatchEvent, WatchHandler
 from .jsontree import copy_tree, load_document
 from .patches import UnsupportedMediaType
+from .precheck import check_new_object
 from .quantity import cpu_milli, parse_quantity, to_int
 from .registry import ResourceRegistry, ResourceType
 from .selectors import FieldSelector, LabelSelector, Requirement
 from .strategic import PatchField, PatchSchema, strategic_merge_patch
 
 __all__ = [
+    "check_new_object",
     "DEFAULT_NAMESPACES",
     "AdmissionRequest",
     "AdmissionResponse",

@@ -1,0 +1,39 @@
+"""What the API server's validation says about creating an object, without cluster state.
+
+`kubesim validate` and `kubesim run` use it to reject a scenario whose objects the API
+server would refuse (a pod without containers, a bad name) before anything runs.
+Checks that need cluster state (the namespace exists, admission plugins) stay at run time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .jsontree import copy_tree
+from .registry import ResourceRegistry
+from .strategies import apply_defaults, validate_kind
+from .validation import invalid_error, name_check_for, validate_object_meta
+
+__all__ = ["check_new_object"]
+
+_PLACEHOLDER_SUFFIX = "zzzzz"  # stands in for the 5 characters generateName adds
+
+
+def check_new_object(registry: ResourceRegistry, obj: dict[str, Any]) -> str | None:
+    """The Invalid (422) message creating `obj` would get, or None when it passes.
+
+    Raises NotFound when the kind is not registered.
+    """
+    rt = registry.lookup(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+    candidate = copy_tree(obj)
+    meta = candidate.get("metadata")
+    if not isinstance(meta, dict):
+        meta = candidate["metadata"] = {}
+    if not meta.get("name") and isinstance(meta.get("generateName"), str) and meta["generateName"]:
+        meta["name"] = meta["generateName"] + _PLACEHOLDER_SUFFIX
+    apply_defaults(rt, candidate)
+    errors = validate_object_meta(meta, name_check_for(rt.group, rt.kind))
+    errors.extend(validate_kind(rt, candidate))
+    if not errors:
+        return None
+    return invalid_error(rt.group_kind, str(obj.get("metadata", {}).get("name") or ""), errors).message
