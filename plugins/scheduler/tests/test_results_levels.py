@@ -52,3 +52,17 @@ def test_summary_counts_and_shares_equal_score_results() -> None:
     for v in values:
         assert by_value.setdefault((v.raw_score, v.normalized_score, v.final_score), v) is v
     assert len(by_value) < len(values)
+
+
+def test_best_positions_equal_a_stable_sort() -> None:
+    import numpy as np
+
+    from kubesim_scheduler.attempt import best_positions
+
+    rng = np.random.default_rng(7)
+    for _ in range(2000):
+        size = int(rng.integers(0, 80))
+        total = rng.integers(0, int(rng.integers(1, 12)), size).astype(np.int64)
+        n = int(rng.integers(1, 15))
+        expected = np.argsort(-total, kind="stable")[:n]
+        assert best_positions(total, n).tolist() == expected.tolist()

@@ -16,7 +16,7 @@ from .framework.pod_info import pod_key
 from .framework.runtime import FilterOutcome, ScoreOutcome
 from .framework.status import Status
 
-__all__ = ["ScheduleAttempt", "PASSED", "PluginScore"]
+__all__ = ["ScheduleAttempt", "PASSED", "PluginScore", "best_positions"]
 
 PASSED = "passed"
 
@@ -199,7 +199,7 @@ class ScheduleAttempt:
         n = int(detail)
         sc = self._score
         if sc is not None and len(sc.rows) > n:
-            keep = np.argsort(-sc.total, kind="stable")[:n]
+            keep = best_positions(sc.total, n)
             trimmed = ScoreOutcome(sc.rows[keep])
             trimmed.plugins = sc.plugins
             trimmed.raw = [a[keep] for a in sc.raw]
@@ -213,3 +213,19 @@ class ScheduleAttempt:
     def __repr__(self) -> str:
         code = "ok" if self.status is None else str(self.status.code)
         return f"ScheduleAttempt({self.pod_name} -> {self.node}, {code})"
+
+
+def best_positions(total: np.ndarray, n: int) -> np.ndarray:
+    """Positions of the n highest totals, highest first, ties in position order.
+
+    Equal to np.argsort(-total, kind="stable")[:n] without sorting every node: a partition
+    finds the n-th highest value, and only the positions above it (plus the first ones equal
+    to it) are sorted.
+    """
+    if len(total) <= n:
+        return np.argsort(-total, kind="stable")
+    threshold = np.partition(total, len(total) - n)[len(total) - n]
+    above = np.flatnonzero(total > threshold)
+    at = np.flatnonzero(total == threshold)[: n - len(above)]
+    keep = np.concatenate((above, at))
+    return keep[np.argsort(-total[keep], kind="stable")]

@@ -255,6 +255,7 @@ class Framework:
     def run_filter(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> FilterOutcome:
         """Run every Filter plugin over rows; each node keeps its first rejecting plugin."""
         remaining = np.arange(len(rows), dtype=np.intp)
+        whole = True  # remaining is still every position: rows need no gathering
         rejections: list[Rejection] = []
         plugins_run: list[str] = []
         skip = state.skip_filter_plugins
@@ -264,7 +265,7 @@ class Framework:
             if len(remaining) == 0:
                 break
             plugins_run.append(pl.name)
-            sub = rows[remaining]
+            sub = rows if whole else rows[remaining]
             if isinstance(pl, itf.BatchFilterPlugin):
                 res = _call(pl.filter_batch, state, pod_info, sub)
                 if isinstance(res, Status):
@@ -276,6 +277,7 @@ class Framework:
             if fail.any():
                 rejections.append(Rejection(pl.name, remaining[fail], res.codes[fail], res))
                 remaining = remaining[~fail]
+                whole = False
         return FilterOutcome(rows, remaining, rejections, plugins_run)
 
     def _filter_per_node(self, pl: itf.FilterPlugin, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> BatchFilterResult:
@@ -448,7 +450,8 @@ class Framework:
                     f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid score {bad}, '
                     f"it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
                 )
-            final = norm * self.weights[pl.name]
+            weight = self.weights[pl.name]
+            final = norm if weight == 1 else norm * weight  # score arrays are never changed in place
             out.plugins.append(pl.name)
             out.raw.append(raw)
             out.normalized.append(norm)

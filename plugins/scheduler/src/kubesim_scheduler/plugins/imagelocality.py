@@ -31,11 +31,15 @@ class ImageLocality(BatchScorePlugin):
     def score_batch(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> np.ndarray:
         t = self.handle.node_table
         total = t.num_nodes
-        acc = np.zeros(t.capacity, dtype=np.int64)
+        acc: np.ndarray | None = None
         for image in pod_info.images:
             nodes = t.image_nodes.get(image)
             if not nodes:
                 continue
+            if acc is None:
+                acc = np.zeros(t.capacity, dtype=np.int64)
             spread = float(len(nodes)) / float(total)
             acc[t.image_rows(image)] += int(float(t.image_size[image]) * spread)
+        if acc is None:  # no node holds any of the images: every sum is below the threshold
+            return np.zeros(len(rows), dtype=np.int64)
         return calculate_priority(acc[rows], pod_info.num_containers)

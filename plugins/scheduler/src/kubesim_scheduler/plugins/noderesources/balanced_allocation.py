@@ -15,6 +15,7 @@ from ...framework.node_info import NodeInfoList
 from ...framework.pod_info import PodInfo
 from ...framework.status import Code, Status
 from .resource_allocation import allocatable_requested, resource_specs
+from .row_memo import RowMemo
 
 __all__ = ["BalancedAllocation", "balanced_score"]
 
@@ -64,6 +65,7 @@ class BalancedAllocation(PreScorePlugin, BatchScorePlugin):
     def __init__(self, args: Mapping[str, Any] | None, handle: Any) -> None:
         super().__init__(args, handle)
         self.resources = resource_specs(self.args.get("resources"))
+        self._memo = RowMemo(handle.node_table)  # scores of identical consecutive requests
 
     def _pod_requests(self, pod_info: PodInfo) -> list[int]:
         return [pod_info.score_request(name, True) for name, _ in self.resources]
@@ -82,6 +84,9 @@ class BalancedAllocation(PreScorePlugin, BatchScorePlugin):
             reqs = self._pod_requests(pod_info)
             if not any(reqs):
                 return np.zeros(len(rows), dtype=np.int64)
+        return self._memo.get(tuple(reqs), rows, lambda r: self._scores(reqs, r))
+
+    def _scores(self, reqs: list[int], rows: np.ndarray) -> np.ndarray:
         t = self.handle.node_table
         cols = [allocatable_requested(t, rows, name, r, True) for (name, _), r in zip(self.resources, reqs)]
         return balanced_score(cols, len(rows))

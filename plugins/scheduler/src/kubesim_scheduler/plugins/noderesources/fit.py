@@ -32,6 +32,7 @@ from .resource_allocation import (
     requested_to_capacity_ratio,
     resource_specs,
 )
+from .row_memo import RowMemo
 
 __all__ = ["Fit", "InsufficientResource", "fits_request"]
 
@@ -87,6 +88,9 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
         super().__init__(args, handle)
         self.ignored = frozenset(self.args.get("ignoredResources") or ())
         self.ignored_groups = frozenset(self.args.get("ignoredResourceGroups") or ())
+        # codes and scores of identical consecutive requests are reused on unchanged nodes
+        self._filter_memo = RowMemo(handle.node_table)
+        self._score_memo = RowMemo(handle.node_table)
         strategy = self.args.get("scoringStrategy") or {}
         self.strategy = strategy.get("type") or LEAST_ALLOCATED
         self.resources = resource_specs(strategy.get("resources"), "scoringStrategy.resources")
@@ -114,6 +118,12 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
             return BatchFilterResult(np.full(len(rows), int(Code.ERROR), dtype=np.int8),
                                      lambda _r: (f'error reading "{_PRE_FILTER_KEY}" from cycleState: not found',))
         t = self.handle.node_table
+        key = (req.milli_cpu, req.memory, req.ephemeral_storage, tuple(sorted(req.scalar_resources.items())))
+        codes = self._filter_memo.get(key, rows, lambda r: self._codes(t, req, r))
+        return BatchFilterResult(codes, lambda row: self._reasons(t, req, row))
+
+    def _codes(self, t: NodeTable, req: Resource, rows: np.ndarray) -> np.ndarray:
+        """Filter codes of rows: 0, Unschedulable or UnschedulableAndUnresolvable."""
         fail = t.pod_count[rows] + 1 > t.allowed_pods[rows]
         unresolvable = np.zeros(len(rows), dtype=bool)
         if not req.is_zero():
@@ -139,12 +149,11 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
                 a = sc.alloc[rows]
                 fail |= want > a - sc.req[rows]
                 unresolvable |= want > a
-        codes = np.where(
+        return np.where(
             fail,
             np.where(unresolvable, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), np.int8(Code.UNSCHEDULABLE)),
             np.int8(0),
         ).astype(np.int8)
-        return BatchFilterResult(codes, lambda row: self._reasons(t, req, row))
 
     def _reasons(self, t: NodeTable, req: Resource, row: int) -> list[str]:
         ni = t.node_info(row)
@@ -164,6 +173,9 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
         reqs = state.get(_PRE_SCORE_KEY)
         if reqs is None:
             reqs = self._pod_requests(pod_info)
+        return self._score_memo.get(tuple(reqs), rows, lambda r: self._scores(reqs, r))
+
+    def _scores(self, reqs: list[int], rows: np.ndarray) -> np.ndarray:
         t = self.handle.node_table
         cols = []
         for (name, weight), pod_req in zip(self.resources, reqs):

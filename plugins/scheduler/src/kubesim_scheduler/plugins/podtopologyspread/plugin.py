@@ -125,7 +125,10 @@ class PodTopologySpread(
     # ----- Score ------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Mapping[str, Any], nodes: NodeInfoList) -> Status | None:
         index = self.tables.sync()
-        filtered = self.tables.slots(np.asarray(nodes.rows, dtype=np.intp)).tolist()
+
+        def filtered() -> list[int]:  # only needed when the pod has soft constraints
+            return self.tables.slots(np.asarray(nodes.rows, dtype=np.intp)).tolist()  # type: ignore[no-any-return]
+
         s, out = pre_score(pod, index, filtered, self.pts_args, self.owners)
         if out is not None:
             return outcome_status(out)

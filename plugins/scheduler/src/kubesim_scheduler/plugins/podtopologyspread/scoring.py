@@ -5,7 +5,7 @@ upstream: pkg/scheduler/framework/plugins/podtopologyspread/scoring.go
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,11 +57,14 @@ def score_for_count(cnt: int, max_skew: int, weight: float) -> float:
 def pre_score(
     pod: Mapping[str, Any],
     index: ClusterIndex,
-    filtered: Sequence[int],
+    filtered: Sequence[int] | Callable[[], Sequence[int]],
     args: PodTopologySpreadArgs | None = None,
     owners: OwnerLookup | None = None,
 ) -> tuple[PreScoreState | None, Outcome | None]:
-    """PreScore over the filtered node slots; Skip when there are no soft constraints or nodes."""
+    """PreScore over the filtered node slots; Skip when there are no soft constraints or nodes.
+
+    `filtered` may be a function giving the slots, called only when there are constraints.
+    """
     args = args or PodTopologySpreadArgs()
     if not index.active_mask().any():
         return None, Outcome.of(SKIP)
@@ -78,6 +81,8 @@ def pre_score(
         return None, Outcome.of(ERROR, f"calculating preScoreState: {where}: {e}")
     if not constraints:
         return None, Outcome.of(SKIP)
+    if callable(filtered):
+        filtered = filtered()
     state = PreScoreState(constraints)
     counts_by_value: list[dict[str, int]] = [{} for _ in constraints]
     keys_ok = has_all_keys_mask(index, constraints)
