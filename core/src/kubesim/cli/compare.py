@@ -151,7 +151,7 @@ def render_comparison(c: Comparison, console: Console, *, rows: int = DEFAULT_RO
     console.print(t)
     s = RichTable(title="Per step (A | B)", title_justify="left")
     for col in ("step", "pending", "scheduled", "unschedulable", "preempted", "allocation", "fragmentation"):
-        s.add_column(col, justify="right")
+        s.add_column(col, justify="right", no_wrap=True)
     for r in c.steps:
         cells = [str(r["step"])]
         for f in ("pending", "scheduled", "unschedulable", "preempted", "allocation", "fragmentation"):

@@ -30,8 +30,8 @@ CLUSTER_COLUMNS = (
     Column("preempted", "int", "pods preempted during the step"),
     Column("deleted", "int", "pods deleted during the step"),
     Column("allocation", "float", "mean of cpu_allocation and memory_allocation (the allocation rate)"),
-    Column("fragmentation", "float", "share of free capacity on nodes that cannot fit the median pending "
-                                     "(else requested) pod; see kubesim.results.fragmentation"),
+    Column("fragmentation", "float", "share of free cpu/memory on nodes that cannot fit the median pending pod "
+                                     "(else the median pod); see kubesim.results.fragmentation"),
 )
 
 

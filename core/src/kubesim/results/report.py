@@ -180,7 +180,7 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def _summary(tables: ResultTables) -> str:
+def _summary(tables: ResultTables, ident: str) -> str:
     cluster = list(tables["cluster"].records())
     pods = tables["pods"]
     last = cluster[-1] if cluster else {}
@@ -193,12 +193,12 @@ def _summary(tables: ResultTables) -> str:
         ("final allocation", f"{(last.get('allocation') or 0):.1%}"),
     ]
     cells = "".join(f"<div>{html.escape(k)}<b>{html.escape(str(v))}</b></div>" for k, v in items)
-    return f'<div class="summary">{cells}</div>'
+    return f'<div class="summary" id="{ident}-summary">{cells}</div>'
 
 
 def _section(go: Any, tables: ResultTables, n: int) -> str:
     ident = f"s{n}"
-    parts = [f'<h2 id="{ident}">Scenario {html.escape(tables.scenario)}</h2>', _summary(tables)]
+    parts = [f'<h2 id="{ident}">Scenario {html.escape(tables.scenario)}</h2>', _summary(tables, ident)]
     figures = [
         ("allocation", _allocation_figure(go, tables["cluster"])),
         ("heatmap", _heatmap_figure(go, tables["nodes"])),
