@@ -141,3 +141,22 @@ def test_bad_inputs(kubesim: Run, tmp_path: Path) -> None:
         assert proc.returncode == 2, (args, proc.stderr)
         assert proc.stderr.startswith(message), (args, proc.stderr)
         assert "Traceback" not in proc.stderr
+
+
+def test_a_failed_run_is_reported_and_exits_1(kubesim: Run, tmp_path: Path) -> None:
+    scenario = {
+        "apiVersion": "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "kind": "Scenario",
+        "metadata": {"name": "fails"},
+        "spec": {"controllers": {"simulationControllers": {"enabled": [{"name": "scheduler"}]}}, "operations": [
+            {"id": "patch-ghost", "step": 1, "patchOperation": {
+                "typeMeta": {"apiVersion": "v1", "kind": "Node"}, "objectMeta": {"name": "ghost"},
+                "patch": '{"metadata": {"labels": {"a": "b"}}}'}},
+            {"id": "done", "step": 2, "doneOperation": {}},
+        ]},
+    }
+    (tmp_path / "fails.json").write_text(json.dumps(scenario))
+    proc = kubesim("compare", "fails.json", "--allow-unknown-targets", "--json")
+    assert proc.returncode == 1
+    assert 'error: run A failed: ' in proc.stderr and 'error: run B failed: ' in proc.stderr
+    assert "ghost" in proc.stderr and "Traceback" not in proc.stderr
+    assert json.loads(proc.stdout)["pods"] == []  # the comparison of what ran is still printed

@@ -42,6 +42,12 @@ __all__ = ["compare_command", "paired_option", "render_comparison"]
 
 DEFAULT_ROWS = 30
 
+_UNSET: object = None
+try:  # click >= 8.3 gives options without a default this sentinel as their default
+    from click._utils import UNSET as _UNSET
+except ImportError:  # pragma: no cover - older click returns None
+    pass
+
 
 def paired_option(option: click.Option) -> click.Option:
     """A copy of a `kubesim run` option that may be given twice (A's value, then B's)."""
@@ -68,6 +74,8 @@ def paired_option(option: click.Option) -> click.Option:
 def _split(option: click.Option, values: tuple[Any, ...]) -> tuple[Any, Any]:
     """(A's value, B's value): the option's default when not given, the one value when given once."""
     default = option.get_default(click.get_current_context())
+    if default is _UNSET:
+        default = None  # what the option's value is in `kubesim run` when not given
     if not values:
         return default, default
     return values[0], values[-1]
