@@ -51,7 +51,7 @@ class World:
         hooks = load_plugins(entry_points=False)
         self.controllers: list[Controller] = []
         for factory in factories or (DeploymentController, ReplicaSetController):
-            ctx = ControllerContext(name=getattr(factory, "name"), cluster=self.cluster, clock=self.clock,
+            ctx = ControllerContext(name=factory.name, cluster=self.cluster, clock=self.clock,
                                     timeline=self.timeline, hooks=hooks, gate=self.gate, options={}, seed=seed)
             self.controllers.append(factory(ctx))
 

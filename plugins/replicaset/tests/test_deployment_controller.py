@@ -258,7 +258,7 @@ def test_replicaset_create_error_blocks_the_deployment_and_the_waiter_holds() ->
     d = w.get("Deployment", "foo")
     status, reason = conditions(d)["Progressing"]
     assert (status, reason) == ("False", "ReplicaSetCreateError")
-    msg = [c for c in d["status"]["conditions"] if c["type"] == "Progressing"][0]["message"]
+    msg = next(c for c in d["status"]["conditions"] if c["type"] == "Progressing")["message"]
     assert msg.startswith('Failed to create new replica set "foo-') and msg.endswith(
         'admission webhook "policy" denied the request: no new ReplicaSets today')
 

@@ -118,7 +118,7 @@ def test_adopts_orphans_and_creates_only_the_rest() -> None:
     orphan = w.get("Pod", "orphan")
     refs = orphan["metadata"]["ownerReferences"]
     assert {r["uid"] for r in refs} == {other["metadata"]["uid"], rs["metadata"]["uid"]}
-    assert [r for r in refs if r.get("controller")][0]["blockOwnerDeletion"] is True
+    assert next(r for r in refs if r.get("controller"))["blockOwnerDeletion"] is True
     assert [w_ for w_ in w.writes_by("replicaset", "Pod") if w_[1] == "MODIFIED"] == [
         ("replicaset", "MODIFIED", "Pod", "orphan")]
 
@@ -216,7 +216,7 @@ def test_create_failures_set_replica_failure_and_the_waiter_holds() -> None:
     w.settle()  # asserts the waiter: ReplicaFailure=True
     assert len(w.pods()) == 2
     st = status(w)
-    failure = [c for c in st["conditions"] if c["type"] == "ReplicaFailure"][0]
+    failure = next(c for c in st["conditions"] if c["type"] == "ReplicaFailure")
     assert failure["status"] == "True" and failure["reason"] == "FailedCreate"
     assert failure["message"] == ('admission webhook "quota" denied the request: exceeded quota: '
                                   "compute-resources, requested: pods=1")

@@ -58,8 +58,8 @@ def test_missing_selector_reports_both_errors() -> None:
 
 @pytest.mark.parametrize(("rolling", "message"), [
     ({"maxSurge": "abc", "maxUnavailable": 1},
-     "spec.strategy.rollingUpdate.maxSurge: Invalid value: \"abc\": a valid percent string must be a numeric string "
-     "followed by an ending '%' (e.g. '1%' or '93%', regex used for validation is '[0-9]+%')"),
+     ("spec.strategy.rollingUpdate.maxSurge: Invalid value: \"abc\": a valid percent string must be a numeric string "
+     "followed by an ending '%' (e.g. '1%' or '93%', regex used for validation is '[0-9]+%')")),
     ({"maxSurge": 0, "maxUnavailable": 0},
      "spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0"),
     ({"maxSurge": 1, "maxUnavailable": "120%"},

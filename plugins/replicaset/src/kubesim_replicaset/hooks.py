@@ -16,7 +16,7 @@ from .replicaset import ReplicaSetController
 @hookimpl
 def kubesim_controllers() -> Sequence[ControllerFactory]:
     """The ReplicaSet and Deployment controllers (run as PreSimulationControllers by default)."""
-    return [DeploymentController, ReplicaSetController]  # type: ignore[list-item]
+    return [DeploymentController, ReplicaSetController]
 
 
 @hookimpl

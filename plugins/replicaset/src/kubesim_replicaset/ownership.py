@@ -73,7 +73,7 @@ def release_patch(owner: Obj, obj: Obj) -> dict[str, Any]:
     }
 
 
-Claim = Callable[[Obj], None]
+Claim = Callable[[Obj], object]
 """Writes an adoption or a release; raises ApiError when it fails."""
 
 

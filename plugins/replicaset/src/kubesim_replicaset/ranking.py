@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cmp_to_key
 from typing import Any
 
@@ -81,7 +81,7 @@ def _go_log2(x: float) -> float:
     return math.log(frac) * (1 / math.log(2)) + exp
 
 
-def _nanos(d: Any) -> int:
+def _nanos(d: timedelta) -> int:
     return (d.days * 86400 + d.seconds) * 1_000_000_000 + d.microseconds * 1000
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from kubesim import ControllerContext, ReconcileController
 from kubesim.cluster import LabelSelector, WatchEvent, copy_tree
@@ -253,7 +253,7 @@ class ReplicaSetController(ReconcileController):
     # --- syncReplicaSet ---
 
     def reconcile(self, key: Hashable) -> None:
-        namespace, name = key  # type: ignore[misc]
+        namespace, name = cast(tuple[str, str], key)
         try:
             rs = self.ctx.cluster.get(RS_API_VERSION, "ReplicaSet", name, namespace)
         except NotFound:

@@ -17,7 +17,14 @@ from typing import Any
 
 from kubesim.cluster import LabelSelector
 from kubesim.cluster.pods import validate_pod
-from kubesim.cluster.validation import FieldError, forbidden, invalid, is_label_value, is_qualified_name, required
+from kubesim.cluster.validation import (
+    FieldError,
+    forbidden,
+    invalid,
+    is_label_value,
+    is_qualified_name,
+    required,
+)
 from kubesim.errors import ApiError
 
 from .intorpercent import is_valid_percent

@@ -143,9 +143,8 @@ def replicas_annotations_need_update(rs: Mapping[str, Any], desired: int, maximu
     annotations = (rs.get("metadata") or {}).get("annotations")
     if annotations is None:
         return True
-    return annotations.get(DESIRED_REPLICAS_ANNOTATION) != str(desired) or annotations.get(
-        MAX_REPLICAS_ANNOTATION
-    ) != str(maximum)
+    return bool(annotations.get(DESIRED_REPLICAS_ANNOTATION) != str(desired)
+                or annotations.get(MAX_REPLICAS_ANNOTATION) != str(maximum))
 
 
 def _int_annotation(rs: Mapping[str, Any], key: str) -> tuple[int, bool]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from kubesim import ControllerContext, ReconcileController
 from kubesim.cluster import LabelSelector, WatchEvent, copy_tree
@@ -115,7 +115,7 @@ def deployment_settled(sync: DeploymentSync, d: Mapping[str, Any], rss: Sequence
         sync.sync_deployment(copy_tree(dict(d)), rss, pod_map)
     except WouldWrite:
         return False
-    except Exception:  # a sync that cannot run cannot be "done" either; the real sync reports it
+    except (ApiError, SyncError, ValueError):  # a sync that fails is not done; the real one reports why
         return False
     return True
 
@@ -229,7 +229,7 @@ class DeploymentController(ReconcileController):
         return DeploymentSync(writes, self.ctx.clock.now(), self.ctx.clock.timestamp())
 
     def reconcile(self, key: Hashable) -> None:
-        namespace, name = key  # type: ignore[misc]
+        namespace, name = cast(tuple[str, str], key)
         try:
             d = self.ctx.cluster.get(_API, "Deployment", name, namespace)
         except NotFound:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from functools import cmp_to_key
-from typing import Any
+from typing import Any, TypeVar
 
 from ..podstate import parse_timestamp
 from .hashing import equal_ignore_hash
@@ -42,6 +42,7 @@ _INT = re.compile(r"[+-]?[0-9]+")
 _ZERO = datetime(1, 1, 1, tzinfo=timezone.utc)
 
 RS = Mapping[str, Any]
+T = TypeVar("T", bound=Mapping[str, Any])
 
 
 def spec_replicas(obj: RS) -> int:
@@ -69,22 +70,22 @@ def _by_creation_less(a: RS, b: RS) -> bool:
     return ca < cb
 
 
-def _sort(items: list[RS], less: Any) -> None:
+def _sort(items: list[T], less: Any) -> None:
     items.sort(key=cmp_to_key(lambda a, b: -1 if less(a, b) else (1 if less(b, a) else 0)))
 
 
-def sort_by_creation(rss: list[RS]) -> None:
+def sort_by_creation(rss: list[T]) -> None:
     """ReplicaSetsByCreationTimestamp: oldest first, ties by name."""
     _sort(rss, _by_creation_less)
 
 
-def sort_by_size_older(rss: list[RS]) -> None:
+def sort_by_size_older(rss: list[T]) -> None:
     """ReplicaSetsBySizeOlder: largest first, equal sizes oldest first."""
     _sort(rss, lambda a, b: _by_creation_less(a, b) if spec_replicas(a) == spec_replicas(b)
           else spec_replicas(a) > spec_replicas(b))
 
 
-def sort_by_size_newer(rss: list[RS]) -> None:
+def sort_by_size_newer(rss: list[T]) -> None:
     """ReplicaSetsBySizeNewer: largest first, equal sizes newest first."""
     _sort(rss, lambda a, b: _by_creation_less(b, a) if spec_replicas(a) == spec_replicas(b)
           else spec_replicas(a) > spec_replicas(b))
@@ -108,7 +109,7 @@ def _revision_or_none(obj: RS) -> int | None:
         return None
 
 
-def sort_by_revision(rss: list[RS]) -> None:
+def sort_by_revision(rss: list[T]) -> None:
     """ReplicaSetsByRevision: lowest revision first; unparsable or equal ones by creation."""
 
     def less(a: RS, b: RS) -> bool:
@@ -144,12 +145,12 @@ def last_revision(rss: Sequence[RS | None]) -> int:
     return second
 
 
-def filter_active(rss: Sequence[RS | None]) -> list[RS]:
+def filter_active(rss: Sequence[T | None]) -> list[T]:
     """FilterActiveReplicaSets: the ones with spec.replicas > 0."""
     return [rs for rs in rss if rs is not None and spec_replicas(rs) > 0]
 
 
-def find_new_replicaset(deployment: RS, rs_list: list[RS]) -> RS | None:
+def find_new_replicaset(deployment: RS, rs_list: list[T]) -> T | None:
     """FindNewReplicaSet: the oldest ReplicaSet whose template equals the Deployment's (sorts rs_list)."""
     sort_by_creation(rs_list)
     template = (deployment.get("spec") or {}).get("template")
@@ -159,12 +160,12 @@ def find_new_replicaset(deployment: RS, rs_list: list[RS]) -> RS | None:
     return None
 
 
-def find_old_replicasets(deployment: RS, rs_list: list[RS]) -> tuple[list[RS], list[RS]]:
+def find_old_replicasets(deployment: RS, rs_list: list[T]) -> tuple[list[T], list[T]]:
     """FindOldReplicaSets: (old ones with replicas, all old ones)."""
     new_rs = find_new_replicaset(deployment, rs_list)
     new_uid = (new_rs.get("metadata") or {}).get("uid") if new_rs is not None else None
-    required: list[RS] = []
-    everything: list[RS] = []
+    required: list[T] = []
+    everything: list[T] = []
     for rs in rs_list:
         if new_rs is not None and (rs.get("metadata") or {}).get("uid") == new_uid:
             continue

@@ -405,10 +405,10 @@ class DeploymentSync:
         to_add = allowed - replica_count(all_rss)
         operation = ""
         if to_add > 0:
-            sort_by_size_newer(all_rss)  # type: ignore[arg-type]
+            sort_by_size_newer(all_rss)
             operation = "up"
         elif to_add < 0:
-            sort_by_size_older(all_rss)  # type: ignore[arg-type]
+            sort_by_size_older(all_rss)
             operation = "down"
         added = 0
         sizes: dict[str, int] = {}
@@ -422,7 +422,7 @@ class DeploymentSync:
         for i, rs in enumerate(all_rss):
             if i == 0 and to_add != 0:
                 sizes[_name(rs)] = max(sizes[_name(rs)] + to_add - added, 0)
-            self.scale_replicaset(rs, sizes[_name(rs)], d, operation)  # type: ignore[arg-type]
+            self.scale_replicaset(rs, sizes[_name(rs)], d, operation)
 
     def scale_replicaset_and_record(self, rs: RS, new_scale: int, d: RS) -> tuple[bool, RS]:
         """scaleReplicaSetAndRecordEvent: (scaled, the RS afterwards)."""
@@ -451,7 +451,7 @@ class DeploymentSync:
         diff = len(cleanable) - int(_spec(d)["revisionHistoryLimit"])
         if diff <= 0:
             return
-        sort_by_revision(cleanable)  # type: ignore[arg-type]
+        sort_by_revision(cleanable)
         for rs in cleanable[:diff]:
             status = rs.get("status") or {}
             if (int(status.get("replicas") or 0) != 0 or spec_replicas(rs) != 0
@@ -487,7 +487,7 @@ class DeploymentSync:
         if self.reconcile_new_replicaset(all_rss, new_rs, d):
             self.sync_rollout_status(all_rss, new_rs, d)
             return
-        if self.reconcile_old_replicasets(all_rss, filter_active(old_rss), new_rs, d):  # type: ignore[arg-type]
+        if self.reconcile_old_replicasets(all_rss, filter_active(old_rss), new_rs, d):
             self.sync_rollout_status(all_rss, new_rs, d)
             return
         if deployment_complete(d, d.get("status") or {}):
@@ -526,7 +526,7 @@ class DeploymentSync:
 
     def cleanup_unhealthy_replicas(self, old_rss: list[RS], d: RS, max_cleanup: int) -> tuple[list[RS], int]:
         """cleanupUnhealthyReplicas: scale old RSs down by their unavailable replicas, oldest first."""
-        sort_by_creation(old_rss)  # type: ignore[arg-type]
+        sort_by_creation(old_rss)
         total = 0
         for i, rs in enumerate(old_rss):
             if total >= max_cleanup:
@@ -553,7 +553,7 @@ class DeploymentSync:
         available = available_replica_count(all_rss)
         if available <= min_available:
             return 0
-        sort_by_creation(old_rss)  # type: ignore[arg-type]
+        sort_by_creation(old_rss)
         total = 0
         wanted = available - min_available
         for rs in old_rss:
@@ -578,7 +578,7 @@ class DeploymentSync:
         for i, rs in enumerate(active_old):
             if spec_replicas(rs) == 0:
                 continue
-            did, updated = self.scale_replicaset_and_record(rs, 0, d)  # type: ignore[arg-type]
+            did, updated = self.scale_replicaset_and_record(rs, 0, d)
             if did:
                 active_old[i] = updated
                 scaled = True
@@ -705,13 +705,13 @@ def _find_active_or_latest(new_rs: RS | None, old_rss: list[RS]) -> RS | None:
     """FindActiveOrLatest (sorts old_rss newest first, as upstream does in place)."""
     if new_rs is None and not old_rss:
         return None
-    sort_by_creation(old_rss)  # type: ignore[arg-type]
+    sort_by_creation(old_rss)
     old_rss.reverse()
     active = filter_active([*old_rss, new_rs])
     if not active:
         return new_rs if new_rs is not None else old_rss[0]
     if len(active) == 1:
-        return active[0]  # type: ignore[return-value]
+        return active[0]
     return None
 
 
