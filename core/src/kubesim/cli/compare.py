@@ -29,7 +29,7 @@ from kubesim.api.loader import load_documents
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
-from kubesim.cli.report import EXIT_FAILED, EXIT_INVALID, fail
+from kubesim.cli.report import EXIT_FAILED, EXIT_INVALID, fail, invalid
 from kubesim.cli.validate import load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
 from kubesim.errors import InvalidInput
@@ -93,7 +93,7 @@ def _load_pair(files: Sequence[str], scenario: str | None) -> list[Scenario] | N
         try:
             docs_per_file.append(load_documents(f))
         except InvalidInput as exc:
-            _invalid(exc)
+            invalid(exc)
     kinds = [all(is_result_document(d) for d in docs) for docs in docs_per_file]
     if len(files) == 1:
         if kinds[0]:
@@ -107,13 +107,13 @@ def _load_pair(files: Sequence[str], scenario: str | None) -> list[Scenario] | N
                 try:
                     parse_results(docs, f)
                 except InvalidInput as exc:
-                    _invalid(exc)
+                    invalid(exc)
     picked = []
     for f, docs in zip(files, docs_per_file):
         try:
             results = parse_results(docs, f)
         except InvalidInput as exc:
-            _invalid(exc)
+            invalid(exc)
         picked.append(_pick(f, results, scenario))
     return picked
 
@@ -128,12 +128,6 @@ def _pick(file: str, results: list[Scenario], scenario: str | None) -> Scenario:
         names = ", ".join(r.name for r in results)
         fail(f"{file} holds {len(results)} scenarios ({names}): choose one with --scenario", EXIT_INVALID)
     return results[0]
-
-
-def _invalid(exc: InvalidInput) -> None:
-    for problem in exc.problems:
-        click.echo(f"error: {problem}", err=True)
-    sys.exit(EXIT_INVALID)
 
 
 def _fmt(v: Any, pct: bool = False) -> str:
@@ -201,7 +195,7 @@ def _run_both(files: Sequence[str], hooks: Hooks, paired: dict[str, tuple[click.
             scenarios = load_and_validate(files, hooks, allow_unknown_targets=common["allow_unknown_targets"])
             options = EngineOptions(plugin_options=plugin_options, **common)
         except InvalidInput as exc:
-            _invalid(exc)
+            invalid(exc)
         if scenario is not None:
             scenarios = [s for s in scenarios if s.name == scenario]
         picked = _pick(files[0], scenarios, scenario)

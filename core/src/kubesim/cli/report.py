@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -13,16 +14,23 @@ from kubesim.plugins import Hooks
 from kubesim.results import AggregatorError, ResultTables, analyze, load_results
 from kubesim.results.report import ReportUnavailable, render_report
 
-__all__ = ["EXIT_FAILED", "EXIT_INVALID", "analyze_file", "report_command"]
+__all__ = ["EXIT_FAILED", "EXIT_INVALID", "analyze_file", "fail", "invalid", "report_command"]
 
 EXIT_FAILED = 1
 EXIT_INVALID = 2
 
 
-def fail(message: str, code: int) -> None:
+def fail(message: str, code: int) -> NoReturn:
     """Print `error: message` to stderr and exit with `code`."""
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
+
+
+def invalid(exc: InvalidInput) -> NoReturn:
+    """Print every problem of `exc` as `error: ...` and exit 2."""
+    for problem in exc.problems:
+        click.echo(f"error: {problem}", err=True)
+    sys.exit(EXIT_INVALID)
 
 
 def analyze_file(path: str, hooks: Hooks, scenario: str | None = None) -> list[ResultTables]:
@@ -30,9 +38,7 @@ def analyze_file(path: str, hooks: Hooks, scenario: str | None = None) -> list[R
     try:
         results = load_results(path)
     except InvalidInput as exc:
-        for problem in exc.problems:
-            click.echo(f"error: {problem}", err=True)
-        sys.exit(EXIT_INVALID)
+        invalid(exc)
     if scenario is not None:
         results = [r for r in results if r.name == scenario]
         if not results:
@@ -41,7 +47,6 @@ def analyze_file(path: str, hooks: Hooks, scenario: str | None = None) -> list[R
         return [analyze(r, hooks=hooks) for r in results]
     except AggregatorError as exc:
         fail(str(exc), EXIT_FAILED)
-    raise AssertionError("unreachable")
 
 
 def report_command(hooks: Hooks) -> click.Command:
