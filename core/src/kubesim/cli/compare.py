@@ -36,6 +36,7 @@ from kubesim.errors import InvalidInput
 from kubesim.plugins import Hooks
 from kubesim.results import AggregatorError, ResultTables, analyze, is_result_document, parse_results
 from kubesim.results.compare import METRICS, Comparison, compare
+from kubesim.results.gcpause import paused_gc
 from kubesim.scenario import EngineOptions, Simulator
 
 __all__ = ["compare_command", "paired_option", "render_comparison"]
@@ -88,34 +89,26 @@ def _describe(option: click.Option, value: Any) -> str:
 
 def _load_pair(files: Sequence[str], scenario: str | None) -> list[Scenario] | None:
     """Both results when FILES are two result files; None when FILES is one scenario file."""
-    docs_per_file = []
-    for f in files:
-        try:
-            docs_per_file.append(load_documents(f))
-        except InvalidInput as exc:
-            invalid(exc)
-    kinds = [all(is_result_document(d) for d in docs) for docs in docs_per_file]
-    if len(files) == 1:
-        if kinds[0]:
-            fail(f"{files[0]} is a result: give two result files, or one scenario file to run twice", EXIT_INVALID)
-        return None
-    if not all(kinds):
-        bad = [f for f, k in zip(files, kinds) if not k]
-        # structure them to report the field that shows it is not a result
+    with paused_gc():
+        docs_per_file = []
+        for f in files:
+            try:
+                docs_per_file.append(load_documents(f))
+            except InvalidInput as exc:
+                invalid(exc)
+        if len(files) == 1:
+            if all(is_result_document(d) for d in docs_per_file[0]):
+                fail(f"{files[0]} is a result: give two result files, or one scenario file to run twice",
+                     EXIT_INVALID)
+            return None
+        picked = []
         for f, docs in zip(files, docs_per_file):
-            if f in bad:
-                try:
-                    parse_results(docs, f)
-                except InvalidInput as exc:
-                    invalid(exc)
-    picked = []
-    for f, docs in zip(files, docs_per_file):
-        try:
-            results = parse_results(docs, f)
-        except InvalidInput as exc:
-            invalid(exc)
-        picked.append(_pick(f, results, scenario))
-    return picked
+            try:
+                results = parse_results(docs, f)  # names the field that shows a file is not a result
+            except InvalidInput as exc:
+                invalid(exc)
+            picked.append(_pick(f, results, scenario))
+        return picked
 
 
 def _pick(file: str, results: list[Scenario], scenario: str | None) -> Scenario:
