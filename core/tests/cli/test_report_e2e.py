@@ -183,3 +183,20 @@ def test_missing_file_and_unknown_scenario(kubesim: Run, tmp_path: Path, quickst
     assert proc.returncode == 2 and "error: nope.json: cannot read file" in proc.stderr
     proc = kubesim("report", str(quickstart_result), "--scenario", "other")
     assert proc.returncode == 2 and "no scenario named 'other'" in proc.stderr
+
+
+def test_a_file_with_several_results(quickstart_result: Path, kubesim: Run, tmp_path: Path) -> None:
+    first = json.loads(quickstart_result.read_text())
+    second = json.loads(quickstart_result.read_text())
+    second["metadata"]["name"] = "again"
+    (tmp_path / "both.json").write_text(json.dumps([first, second]))
+    proc = kubesim("report", "both.json", "-o", "both.html", "--tables", "tables")
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "both.html").read_text()
+    assert "Scenario quickstart" in page and "Scenario again" in page
+    assert re.findall(r'<div id="(s\d)-allocation-plot"', page) == ["s0", "s1"]
+    assert sorted(p.name for p in (tmp_path / "tables").iterdir()) == ["again", "quickstart"]
+    assert (tmp_path / "tables" / "again" / "pods.csv").read_text() == (
+        tmp_path / "tables" / "quickstart" / "pods.csv").read_text()
+    proc = kubesim("report", "both.json", "-o", "one.html", "--scenario", "again")
+    assert proc.returncode == 0 and "Scenario quickstart" not in (tmp_path / "one.html").read_text()
