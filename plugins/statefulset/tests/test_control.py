@@ -299,3 +299,19 @@ def test_the_waiter_sees_work_a_sync_would_do():
     sim.cluster.delete("v1", "Pod", "foo-1", "default")
     assert not sim.ssc.settled()
     assert sim.ssc.last_blocker == "default/foo: would create Pod foo-1"
+
+
+def test_changes_a_sync_does_not_read_do_not_wake_the_set():
+    sim, _ = make(2, "Parallel")
+    sim.scale_up()
+    assert sim.ssc.queue.ready() == 0
+    sim.cluster.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
+    sim.cluster.bind("default", "foo-0", "n1")  # spec.nodeName and PodScheduled: not read by a sync
+    pod = sim.cluster.get("v1", "Pod", "foo-1", "default")
+    pod["metadata"]["annotations"] = {"note": "x"}
+    sim.cluster.update(pod)
+    assert sim.ssc.queue.ready() == 0
+    sim.set_ready("foo-1", False)  # readiness is read
+    assert sim.ssc.queue.ready() == 1
+    sim.settle()
+    assert sim.sts()["status"]["readyReplicas"] == 1

@@ -23,23 +23,17 @@ from kubesim.controllers import Client
 from kubesim.errors import AlreadyExists, ApiError, NotFound
 
 from .identity import (
+    PodFacts,
     claim_name,
     controller_of,
     controller_ref,
     identity_matches,
     in_ordinal_range,
-    is_available,
-    is_created,
-    is_failed,
     is_member,
-    is_pending,
-    is_running_and_ready,
-    is_succeeded,
-    is_terminating,
-    is_unavailable,
     new_claims,
     new_pod,
     ordinal_of,
+    pod_facts,
     pod_revision,
     replicas_of,
     start_ordinal,
@@ -71,6 +65,7 @@ class SetWriter:
         self.dry_run = dry_run
         self.replaced = replaced if replaced is not None else {}
         self.writes = 0
+        self.status_writes = 0
 
     def _write(self, what: str) -> None:
         if self.dry_run:
@@ -87,6 +82,7 @@ class SetWriter:
 
     def update_status(self, obj: dict[str, Any]) -> dict[str, Any]:
         self._write(f"update status of {obj['kind']} {obj['metadata'].get('name')}")
+        self.status_writes += 1
         return self.client.update_status(obj)
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str) -> None:
@@ -187,19 +183,21 @@ def list_revisions(cluster: Cluster, sts: Obj, selector: LabelSelector) -> list[
 # --- status --------------------------------------------------------------------------
 
 
-def compute_status(pods: Sequence[Obj], min_ready: int, now: datetime, current: str, update: str) -> dict[str, int]:
+def compute_status(pods: Sequence[Obj], min_ready: int, now: datetime, current: str, update: str,
+                   facts: Callable[[Obj], PodFacts] = pod_facts) -> dict[str, int]:
     """computeReplicaStatus over the given pods (placeholders for missing pods do not count)."""
     replicas = ready = available = current_n = updated = 0
     for pod in pods:
-        created = is_created(pod)
+        f = facts(pod)
+        created = f.created
         if created:
             replicas += 1
-        if is_running_and_ready(pod):
+        if f.running_and_ready:
             ready += 1
-            if is_available(pod, min_ready, now):
+            if f.available(min_ready, now):
                 available += 1
-        if created and not is_terminating(pod):
-            revision = pod_revision(pod)
+        if created and not f.terminating:
+            revision = f.revision
             if revision == current:
                 current_n += 1
             if revision == update:
@@ -249,6 +247,14 @@ class _Sync:
         self.monotonic: bool = self.spec.get("podManagementPolicy", "OrderedReady") != "Parallel"
         self.requeue_at: datetime | None = None
         self.partial_status: dict[str, Any] | None = None
+        self._facts: dict[int, tuple[Obj, PodFacts]] = {}
+
+    def f(self, pod: Obj) -> PodFacts:
+        """The pod's facts, read once per sync (the pod object is kept so its id stays unique)."""
+        hit = self._facts.get(id(pod))
+        if hit is None:
+            hit = self._facts[id(pod)] = (pod, pod_facts(pod))
+        return hit[1]
 
     # --- revisions (getStatefulSetRevisions, truncateHistory) ---------------------
 
@@ -414,14 +420,15 @@ class _Sync:
     def process_replica(self, replicas: list[Obj], i: int) -> bool:
         """processReplica; returns True when a monotonic sync has to stop here."""
         pod = replicas[i]
+        f = self.f(pod)
         ordinal = ordinal_of(pod)
         key = (_uid(self.sts), ordinal)
-        if is_failed(pod) or is_succeeded(pod):
-            if not is_terminating(pod):
+        if f.phase in ("Failed", "Succeeded"):
+            if not f.terminating:
                 self.delete_pod(pod)
                 self.w.replaced[key] = self.now
             return True
-        if not is_created(pod):
+        if not f.created:
             if self.w.replaced.get(key) == self.now:
                 # the replacement of a failed/succeeded pod waits for simulated time to move on
                 self._requeue(self.now + timedelta(microseconds=1))
@@ -430,13 +437,13 @@ class _Sync:
                 return True
             self.create_pod(dict(pod))
             return self.monotonic
-        if is_pending(pod):
+        if f.phase == "Pending":
             self.create_missing_claims(pod)
-        if is_terminating(pod) and self.monotonic:
+        if f.terminating and self.monotonic:
             return True
-        if not is_running_and_ready(pod) and self.monotonic:
+        if not f.running_and_ready and self.monotonic:
             return True
-        if not is_available(pod, self.min_ready, self.now) and self.monotonic:
+        if not f.available(self.min_ready, self.now) and self.monotonic:
             return True
         retention_match = self.claims_match_policy(pod)
         if identity_matches(self.sts, pod) and storage_matches(self.sts, pod) and retention_match:
@@ -446,11 +453,12 @@ class _Sync:
 
     def process_condemned(self, first_unhealthy: Obj | None, condemned: list[Obj], i: int) -> bool:
         pod = condemned[i]
-        if is_terminating(pod):
+        f = self.f(pod)
+        if f.terminating:
             return self.monotonic
-        if not is_running_and_ready(pod) and self.monotonic and pod is not first_unhealthy:
+        if not f.running_and_ready and self.monotonic and pod is not first_unhealthy:
             return True
-        if not is_available(pod, self.min_ready, self.now) and self.monotonic and pod is not first_unhealthy:
+        if not f.available(self.min_ready, self.now) and self.monotonic and pod is not first_unhealthy:
             return True
         self.delete_pod(pod)
         return True
@@ -491,7 +499,7 @@ class _Sync:
 
         def record(*lists: Sequence[Obj]) -> dict[str, Any]:
             counts = compute_status([p for lst in lists for p in lst], self.min_ready, self.now,
-                                    _name(current), _name(update))
+                                    _name(current), _name(update), self.f)
             return {**status, **counts}
 
         status = record(pods)
@@ -521,12 +529,12 @@ class _Sync:
         condemned.sort(key=ordinal_of, reverse=True)
         first_unhealthy: Obj | None = None
         for pod in members:
-            if is_unavailable(pod, self.min_ready, self.now):
+            if self.f(pod).unavailable(self.min_ready, self.now):
                 first_unhealthy = pod
                 break
         if first_unhealthy is None:
             for pod in reversed(condemned):
-                if is_unavailable(pod, self.min_ready, self.now):
+                if self.f(pod).unavailable(self.min_ready, self.now):
                     first_unhealthy = pod
                     break
         if _deleting(sts):
@@ -553,14 +561,14 @@ class _Sync:
         update_min = int((rolling or {}).get("partition") or 0)
         for target in range(len(members) - 1, update_min - 1, -1):
             pod = members[target]
-            if pod_revision(pod) != _name(update) and not is_terminating(pod):
+            if self.f(pod).revision != _name(update) and not self.f(pod).terminating:
                 try:
                     self.delete_pod(pod)
                 except NotFound:
                     pass
                 status["currentReplicas"] -= 1
                 return status
-            if is_unavailable(pod, self.min_ready, self.now):
+            if self.f(pod).unavailable(self.min_ready, self.now):
                 return status
         return status
 

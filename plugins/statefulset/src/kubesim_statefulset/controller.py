@@ -53,6 +53,8 @@ class StatefulSetController(ReconcileController):
         return self._bump(self._keys(obj, None, "ADDED"))
 
     def keys_for(self, event: WatchEvent) -> Iterable[Hashable]:
+        if event.actor == self.name and event.subresource == "status" and _counters_only(event):
+            return []  # our own status write changed nothing a sync reads
         return self._bump(self._keys(event.object, event.old_object, event.type))
 
     def _keys(self, obj: dict[str, Any], old: dict[str, Any] | None, kind_of_event: str) -> list[Hashable]:
@@ -67,7 +69,9 @@ class StatefulSetController(ReconcileController):
         if old_ref is not None and old_ref != ref and old_ref.get("kind") == "StatefulSet":
             keys.append((namespace, old_ref.get("name", "")))
         if ref is not None:
-            if ref.get("kind") == "StatefulSet":
+            if ref.get("kind") == "StatefulSet" and (
+                kind != "Pod" or kind_of_event != "MODIFIED" or old is None or _pod_changed(old, obj)
+            ):
                 keys.append((namespace, ref.get("name", "")))
             return keys
         if kind != "Pod" or kind_of_event == "DELETED":
@@ -96,6 +100,7 @@ class StatefulSetController(ReconcileController):
                 table.pop(key, None)
             return
         now = self.ctx.clock.now()
+        version = self._versions.get(key, 0)
         writer = SetWriter(self.client, replaced=self._replaced)
         try:
             result = sync_statefulset(writer, self.ctx.cluster, sts, now)
@@ -105,6 +110,9 @@ class StatefulSetController(ReconcileController):
             self.queue.add_after(key, now + _RETRY_AFTER)
             return
         self._failed.pop(key, None)
+        if writer.writes == writer.status_writes and self._versions.get(key, 0) == version:
+            # nothing a sync reads has changed: a dry run of this state would write nothing either
+            self._verified[key] = (version, now)
         if result.requeue_at is not None:
             self.queue.add_after(key, result.requeue_at)
 
@@ -129,3 +137,31 @@ class StatefulSetController(ReconcileController):
                 pass  # a read failed; the real sync reports it
             self._verified[key] = (version, now)
         return True
+
+
+def _sync_view(pod: dict[str, Any]) -> tuple[Any, ...]:
+    """What a sync reads from a pod: a change elsewhere (binding, annotations, container
+    statuses) cannot change what the controller does, so it does not wake the set."""
+    meta, status = pod.get("metadata") or {}, pod.get("status") or {}
+    ready = next((c for c in status.get("conditions") or () if isinstance(c, dict) and c.get("type") == "Ready"), None)
+    return (
+        meta.get("labels"), meta.get("ownerReferences"), meta.get("deletionTimestamp"), meta.get("uid"),
+        (pod.get("spec") or {}).get("volumes"), status.get("phase"),
+        None if ready is None else (ready.get("status"), ready.get("lastTransitionTime")),
+    )
+
+
+def _pod_changed(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    return _sync_view(old) != _sync_view(new)
+
+
+_COUNTERS = frozenset({"observedGeneration", "replicas", "readyReplicas", "availableReplicas", "updatedReplicas"})
+
+
+def _counters_only(event: WatchEvent) -> bool:
+    """A StatefulSet status change limited to counters no sync decision reads (it reads the
+    revisions, collisionCount and currentReplicas from the status)."""
+    if event.type != "MODIFIED" or event.old_object is None:
+        return False
+    old, new = event.old_object.get("status") or {}, event.object.get("status") or {}
+    return all(old.get(k) == new.get(k) for k in old.keys() | new.keys() if k not in _COUNTERS)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
+import attrs
 from kubesim.clock import parse_time
 from kubesim.cluster import copy_tree
 
@@ -20,6 +22,7 @@ __all__ = [
     "POD_INDEX_LABEL",
     "POD_NAME_LABEL",
     "REVISION_LABEL",
+    "PodFacts",
     "claim_name",
     "controller_of",
     "controller_ref",
@@ -38,6 +41,7 @@ __all__ = [
     "new_pod",
     "ordinal_of",
     "parent_and_ordinal",
+    "pod_facts",
     "pod_name",
     "pod_revision",
     "start_ordinal",
@@ -64,13 +68,18 @@ def _spec(obj: Obj) -> Mapping[str, Any]:
     return obj.get("spec") or {}
 
 
-def parent_and_ordinal(pod: Obj) -> tuple[str, int]:
-    """The StatefulSet name and ordinal a pod's name encodes; ("", -1) when it encodes none."""
-    m = _ORDINAL.match(str(_meta(pod).get("name", "")))
+@lru_cache(maxsize=65536)
+def _parse_name(name: str) -> tuple[str, int]:
+    m = _ORDINAL.match(name)
     if m is None:
         return "", -1
     ordinal = int(m.group(2))
     return m.group(1), (ordinal if ordinal <= _INT32_MAX else -1)
+
+
+def parent_and_ordinal(pod: Obj) -> tuple[str, int]:
+    """The StatefulSet name and ordinal a pod's name encodes; ("", -1) when it encodes none."""
+    return _parse_name(str((pod.get("metadata") or {}).get("name", "")))
 
 
 def ordinal_of(pod: Obj) -> int:
@@ -242,55 +251,88 @@ def pod_revision(pod: Obj) -> str:
     return str((_meta(pod).get("labels") or {}).get(REVISION_LABEL, ""))
 
 
-def _phase(pod: Obj) -> str:
-    return str((pod.get("status") or {}).get("phase") or "")
+@attrs.frozen(slots=True)
+class PodFacts:
+    """What the controller asks about a pod (its phase, readiness, revision), read once."""
+
+    phase: str
+    ready: bool
+    ready_since: str | None
+    terminating: bool
+    revision: str
+
+    @property
+    def created(self) -> bool:
+        """The API server has the pod (it has a phase); placeholders for missing pods do not."""
+        return self.phase != ""
+
+    @property
+    def running_and_ready(self) -> bool:
+        """Phase Running and condition Ready=True (isRunningAndReady)."""
+        return self.phase == "Running" and self.ready
+
+    def available(self, min_ready_seconds: int, now: datetime) -> bool:
+        """podutil.IsPodAvailable: Ready, and Ready for more than minReadySeconds."""
+        if not self.ready:
+            return False
+        if min_ready_seconds == 0:
+            return True
+        since = self.ready_since
+        return bool(since) and parse_time(str(since)) + timedelta(seconds=min_ready_seconds) < now
+
+    def unavailable(self, min_ready_seconds: int, now: datetime) -> bool:
+        """isUnavailable: not available, or terminating."""
+        return not self.available(min_ready_seconds, now) or self.terminating
+
+
+def pod_facts(pod: Obj) -> PodFacts:
+    """Read a pod's PodFacts."""
+    meta, status = _meta(pod), pod.get("status") or {}
+    ready = None
+    for c in status.get("conditions") or ():
+        if isinstance(c, dict) and c.get("type") == "Ready":
+            ready = c
+            break
+    return PodFacts(
+        phase=str(status.get("phase") or ""),
+        ready=ready is not None and ready.get("status") == "True",
+        ready_since=None if ready is None else ready.get("lastTransitionTime"),
+        terminating=bool(meta.get("deletionTimestamp")),
+        revision=str((meta.get("labels") or {}).get(REVISION_LABEL, "")),
+    )
 
 
 def is_created(pod: Obj) -> bool:
     """The API server has the pod (it has a phase); placeholders for missing pods do not."""
-    return _phase(pod) != ""
+    return pod_facts(pod).created
 
 
 def is_pending(pod: Obj) -> bool:
-    return _phase(pod) == "Pending"
+    return pod_facts(pod).phase == "Pending"
 
 
 def is_failed(pod: Obj) -> bool:
-    return _phase(pod) == "Failed"
+    return pod_facts(pod).phase == "Failed"
 
 
 def is_succeeded(pod: Obj) -> bool:
-    return _phase(pod) == "Succeeded"
+    return pod_facts(pod).phase == "Succeeded"
 
 
 def is_terminating(pod: Obj) -> bool:
     return bool(_meta(pod).get("deletionTimestamp"))
 
 
-def _ready_condition(pod: Obj) -> Mapping[str, Any] | None:
-    for c in (pod.get("status") or {}).get("conditions") or ():
-        if isinstance(c, dict) and c.get("type") == "Ready":
-            return c
-    return None
-
-
 def is_running_and_ready(pod: Obj) -> bool:
     """Phase Running and condition Ready=True."""
-    c = _ready_condition(pod)
-    return _phase(pod) == "Running" and c is not None and c.get("status") == "True"
+    return pod_facts(pod).running_and_ready
 
 
 def is_available(pod: Obj, min_ready_seconds: int, now: datetime) -> bool:
     """podutil.IsPodAvailable: Ready, and Ready for more than minReadySeconds."""
-    c = _ready_condition(pod)
-    if c is None or c.get("status") != "True":
-        return False
-    if min_ready_seconds == 0:
-        return True
-    since = c.get("lastTransitionTime")
-    return bool(since) and parse_time(str(since)) + timedelta(seconds=min_ready_seconds) < now
+    return pod_facts(pod).available(min_ready_seconds, now)
 
 
 def is_unavailable(pod: Obj, min_ready_seconds: int, now: datetime) -> bool:
     """Not available, or terminating."""
-    return not is_available(pod, min_ready_seconds, now) or is_terminating(pod)
+    return pod_facts(pod).unavailable(min_ready_seconds, now)
