@@ -13,7 +13,7 @@ import numpy as np
 
 from .framework.diagnosis import FitError
 from .framework.pod_info import pod_key
-from .framework.runtime import FilterOutcome, ScoreOutcome
+from .framework.runtime import FilterOutcome, PointResults, ScoreOutcome
 from .framework.status import Status
 
 __all__ = ["ScheduleAttempt", "PASSED", "PluginScore", "best_positions"]
@@ -30,6 +30,11 @@ class ScheduleAttempt:
     `node` is the selected node (None when the attempt failed); `status` is None on success,
     else the failure (its `error` is a FitError when no node fit). After a preemption,
     `nominated_node` is where the pod was nominated and `victims` the pods evicted for it.
+
+    Extenders add their own entries: per-node filter verdicts and score columns under each
+    extender's name. `point_results` (when the scheduler records them) holds the per-plugin
+    results of the other extension points, `reserved_node` the node Reserve ran for, and
+    `extender_responses` verb -> extender -> response, for the pod annotations.
     """
 
     def __init__(self, pod: Mapping[str, Any], profile: str, time: float) -> None:
@@ -54,6 +59,16 @@ class ScheduleAttempt:
         self._feasible_rows: np.ndarray | None = None
         self._score: ScoreOutcome | None = None
         self._statuses: dict[str, Status] | None = None
+        self.point_results: PointResults | None = None
+        self.reserved_node: str | None = None
+        # extenders: names of those whose columns/entries appear below, their per-node filter
+        # verdicts (node -> "passed" or message), the statuses of nodes they rejected, and the
+        # feasible rows before they ran (None: no extender filtered)
+        self.extender_names: list[str] = []
+        self.extender_responses: dict[str, dict[str, Any]] = {}
+        self._extender_filter: list[tuple[str, dict[str, str]]] = []
+        self._extender_statuses: dict[str, Status] = {}
+        self._plugin_feasible_rows: np.ndarray | None = None
 
     # --------------------------------------------------------------- basics
     @property
@@ -100,7 +115,13 @@ class ScheduleAttempt:
 
     # --------------------------------------------------------------- filter
     def filter_statuses(self) -> dict[str, Status]:
-        """Rejected node -> the status of the first plugin that rejected it."""
+        """Rejected node -> the status of the first plugin (or extender) that rejected it."""
+        if self._extender_statuses:
+            return {**self.plugin_filter_statuses(), **self._extender_statuses}
+        return self.plugin_filter_statuses()
+
+    def plugin_filter_statuses(self) -> dict[str, Status]:
+        """Rejected node -> the status of the first Filter plugin that rejected it."""
         if self._statuses is not None:
             return self._statuses
         out: dict[str, Status] = {}
@@ -127,11 +148,14 @@ class ScheduleAttempt:
         return out
 
     def filter_results(self, passed: str = PASSED) -> dict[str, dict[str, str]]:
-        """node -> plugin -> 'passed' or the rejection message, for every Filter plugin run."""
+        """node -> plugin -> 'passed' or the rejection message, for every Filter plugin run
+        (and every extender that filtered the node)."""
         out: dict[str, dict[str, str]] = {}
-        statuses = self.filter_statuses()
-        for node in self.feasible_nodes():
-            out[node] = {p: passed for p in self.filter_plugins}
+        statuses = self.plugin_filter_statuses()
+        feasible = self._plugin_feasible_rows if self._plugin_feasible_rows is not None else self._feasible_rows
+        if feasible is not None and self._names is not None:
+            for node in self._names[feasible].tolist():
+                out[node] = {p: passed for p in self.filter_plugins}
         for node, st in statuses.items():
             d: dict[str, str] = {}
             if st.plugin in self.filter_plugins:
@@ -141,6 +165,9 @@ class ScheduleAttempt:
                     d[p] = passed
             d[st.plugin or "PreFilterResult"] = st.message()
             out[node] = d
+        for name, verdicts in self._extender_filter:
+            for node, msg in verdicts.items():
+                out.setdefault(node, {})[name] = passed if msg is PASSED else msg
         return out
 
     def reason_counts(self) -> dict[str, int]:
@@ -195,6 +222,9 @@ class ScheduleAttempt:
             self._statuses = None
             self._all_rows = None
             self._feasible_rows = None
+            self._plugin_feasible_rows = None
+            self._extender_filter = []
+            self._extender_statuses = {}
             return
         n = int(detail)
         sc = self._score

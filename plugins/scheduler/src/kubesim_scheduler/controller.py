@@ -8,6 +8,10 @@ a change by anyone else (an operation, another controller) starts the count agai
 since it may have made a pod schedulable.
 Simulated time does not pass inside a step, so when no pod is ready the pods still
 owed a try are moved to the active queue at once instead of waiting out their backoff.
+With --annotations, the attempt's results are also written into the pod's annotations
+(kube-scheduler-simulator's keys) in the same loop as the bind, or as the
+PodScheduled=False condition when that changes, so the MinorStep still moves once.
+Extenders come from the configuration (HTTP) and the kubesim_scheduler_extenders hook.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from kubesim.api import ScenarioPodScheduleResult
 from kubesim.cluster import WatchEvent
 from kubesim.errors import ApiError, NotFound
 
+from .annotations import attempt_annotations
 from .attempt import ScheduleAttempt
+from .extender import build_extenders
 from .framework.pod_info import pod_key
 from .plugins.defaultpreemption import disruption_target_condition
 from .profiles import load_settings
@@ -49,6 +55,9 @@ class SchedulerController(Controller):
         registry = ctx.hooks.scheduler_plugins()
         settings = load_settings(ctx.options.get("scheduler_config"), registry)
         self.detail = str(ctx.options.get("detail") or "auto")
+        self.annotations = bool(ctx.options.get("annotations"))
+        in_process = getattr(ctx.hooks, "scheduler_extenders", None)
+        extenders = build_extenders(settings.config.extenders, in_process() if in_process is not None else ())
         self.profiles = {p.scheduler_name for p in settings.profiles}
         epoch = ctx.clock.now().timestamp()
         self.scheduler = Scheduler(
@@ -64,6 +73,8 @@ class SchedulerController(Controller):
             percentage_of_nodes_to_score=settings.percentage_of_nodes_to_score,
             pod_initial_backoff=settings.pod_initial_backoff,
             pod_max_backoff=settings.pod_max_backoff,
+            extenders=extenders,
+            record_results=self.annotations,
         )
         self.history: dict[str, list[ScenarioPodScheduleResult]] = {}
         # KEP "tried twice": tries count per pod within the current epoch; an epoch ends
@@ -189,7 +200,9 @@ class SchedulerController(Controller):
     # --- the loop --------------------------------------------------------------
 
     def run_once(self) -> bool:
-        self.scheduler.detail = trim_level(effective_detail(self.detail, self.scheduler.table.num_nodes))
+        # with annotations the attempt keeps every detail until they are written
+        self.scheduler.detail = (
+            "all" if self.annotations else trim_level(effective_detail(self.detail, self.scheduler.table.num_nodes)))
         attempt = self._next_attempt()
         if attempt is None:
             return False
@@ -219,25 +232,34 @@ class SchedulerController(Controller):
         key = pod_key(attempt.pod)
         step_before = self.ctx.gate.step
         detail = effective_detail(self.detail, attempt.num_all_nodes)
+        bound = attempt.bound and attempt.node is not None
+        pod: dict[str, Any] | None = None
+        if bound:
+            if self.annotations:
+                self._annotate(attempt, self.scheduler.pods.get(key) or attempt.pod)
+        else:
+            pod = self._current(attempt.pod)
+            if self._set_unschedulable_condition(pod, attempt.message()) and self.annotations:
+                self._annotate(attempt, pod)
+        if self.annotations:  # the attempt kept every detail for the annotations
+            attempt.trim(trim_level(detail))
         result = schedule_result(attempt, step_before, detail)
         history = self.history.setdefault(key, [])
         history.append(result)
-        if attempt.bound and attempt.node is not None:
+        if pod is None:
             # the bound pod as stored: the binding's watch event has just delivered it
-            pod = self.scheduler.pods.get(key) or self._current(attempt.pod)
+            bound_pod = self.scheduler.pods.get(key) or self._current(attempt.pod)
             self._new_epoch()
             self._forget(key)
             self.history.pop(key, None)
             self.ctx.timeline.record_pod("podScheduled", PodResult(
-                pod=pod, created_at=self.ctx.timeline.pod_created_at(pod), bound_to=attempt.node,
+                pod=bound_pod, created_at=self.ctx.timeline.pod_created_at(bound_pod), bound_to=attempt.node,
                 bound_at=self.ctx.gate.step, schedule_result=history,
             ), actor=self.name)
             return
         self._tried(key)
         if attempt.nominated_node or attempt.victims:
             self._new_epoch()
-        pod = self._current(attempt.pod)
-        self._set_unschedulable_condition(pod, attempt.message())
         self.ctx.timeline.record_pod("podUnscheduled", PodResult(
             pod=self._current(pod), created_at=self.ctx.timeline.pod_created_at(pod), schedule_result=[result],
         ), actor=self.name)
@@ -249,18 +271,32 @@ class SchedulerController(Controller):
         except NotFound:
             return dict(pod)
 
-    def _set_unschedulable_condition(self, pod: dict[str, Any], message: str) -> None:
-        """Set PodScheduled=False/Unschedulable as kube-scheduler does, only when it changes."""
+    def _annotate(self, attempt: ScheduleAttempt, pod: Mapping[str, Any]) -> None:
+        """Write `attempt`'s results into the pod's annotations (kube-scheduler-simulator's keys)."""
+        meta = pod.get("metadata") or {}
+        out = attempt_annotations(attempt, meta.get("annotations"))
+        if out is None:
+            self.log.warning("scheduling results do not fit in the pod's annotations", pod=pod_key(pod))
+            return
+        try:
+            self.client.patch("v1", "Pod", meta.get("name", ""), {"metadata": {"annotations": out[0]}},
+                              namespace=meta.get("namespace") or "default")
+        except ApiError as exc:  # the pod went away meanwhile
+            self.log.debug("result annotations not written", pod=pod_key(pod), error=exc.message)
+
+    def _set_unschedulable_condition(self, pod: dict[str, Any], message: str) -> bool:
+        """Set PodScheduled=False/Unschedulable as kube-scheduler does, only when it changes;
+        True when it was written."""
         # upstream: pkg/scheduler/schedule_one.go handleSchedulingFailure -> updatePod
         if not pod.get("metadata", {}).get("resourceVersion"):
-            return
+            return False
         status = pod.setdefault("status", {})
         conditions = status.setdefault("conditions", [])
         wanted = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}
         for cond in conditions:
             if cond.get("type") == "PodScheduled":
                 if all(cond.get(k) == v for k, v in wanted.items()):
-                    return
+                    return False
                 cond.update(wanted)
                 cond["lastTransitionTime"] = self.ctx.clock.timestamp()
                 break
@@ -270,6 +306,8 @@ class SchedulerController(Controller):
             self.client.update_status(pod)
         except ApiError as exc:  # the pod changed or went away meanwhile: nothing to report on
             self.log.debug("pod condition not updated", pod=pod_key(pod), error=exc.message)
+            return False
+        return True
 
     def waiter(self) -> ControllerWaiter:
         return ControllerWaiter(self.name, lambda: self.done_in_epoch >= len(self.pending))

@@ -27,5 +27,5 @@ def kubesim_controllers() -> Sequence[type[SchedulerController]]:
 
 @hookimpl
 def kubesim_run_options() -> Sequence[click.Option]:
-    """--scheduler-config and --detail for `kubesim run`."""
+    """--scheduler-config, --detail and --annotations for `kubesim run`."""
     return run_options()

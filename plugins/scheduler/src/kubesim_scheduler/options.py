@@ -1,4 +1,4 @@
-"""`kubesim run` options the scheduler adds: --scheduler-config and --detail."""
+"""`kubesim run` options the scheduler adds: --scheduler-config, --detail and --annotations."""
 
 from __future__ import annotations
 
@@ -39,5 +39,10 @@ def run_options() -> list[click.Option]:
             ["--detail"], type=click.Choice(DETAIL_LEVELS), default="auto", show_default=True,
             help="Per-attempt scheduling results: full (every node and plugin), summary (counts, "
                  "aggregated filter reasons, best nodes), none; auto = full up to 100 nodes.",
+        ),
+        click.Option(
+            ["--annotations"], is_flag=True, default=False,
+            help="Write each pod's scheduling results into its annotations under "
+                 "kube-scheduler-simulator.sigs.k8s.io/ keys, as kube-scheduler-simulator does.",
         ),
     ]

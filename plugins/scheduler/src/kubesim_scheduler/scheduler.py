@@ -8,12 +8,14 @@ synchronously right after. A pod nominated by an earlier preemption tries its no
 node first, and every node is filtered with the higher-priority pods nominated to it.
 Work that upstream starts in goroutines (asynchronous preemption) runs when the attempt
 is over, before schedule_one returns.
+Extenders (extender.py) filter the nodes the Filter plugins kept, add their scores, bind
+in place of the Bind plugins, and narrow preemption candidates, as upstream's do.
 """
 
 # upstream: pkg/scheduler/schedule_one.go (ScheduleOne, schedulingCycle, bindingCycle,
 # schedulePod, findNodesThatFitPod, evaluateNominatedNode, findNodesThatPassFilters,
-# numFeasibleNodesToFind, prioritizeNodes, selectHost, assume, handleSchedulingFailure,
-# updatePod), pkg/scheduler/eventhandlers.go
+# findNodesThatPassExtenders, numFeasibleNodesToFind, prioritizeNodes, selectHost, assume,
+# bind, extendersBinding, handleSchedulingFailure, updatePod), pkg/scheduler/eventhandlers.go
 
 from __future__ import annotations
 
@@ -23,19 +25,23 @@ from typing import Any
 
 import numpy as np
 
-from .attempt import ScheduleAttempt
+from .attempt import PASSED, ScheduleAttempt
+from .extender import Extender, ExtenderError
+from .extender_types import EXTENDER_NAME, MAX_EXTENDER_PRIORITY
 from .framework.cycle_state import CycleState
 from .framework.diagnosis import Diagnosis, FitError, NodeToStatus, NoNodesAvailable
 from .framework.events import (
     ASSIGNED_POD,
     NODE,
+    WILDCARD,
     ActionType,
     ClusterEvent,
+    ClusterEventWithHint,
     node_scheduling_properties_change,
     pod_scheduling_properties_change,
 )
 from .framework.handle import Binder, Handle, ObjectLister, PatchNominatedNode, PreemptPod
-from .framework.interface import NominatingInfo, Plugin
+from .framework.interface import MAX_NODE_SCORE, NominatingInfo, Plugin
 from .framework.node_info import NodeInfoList
 from .framework.node_table import NodeTable
 from .framework.nominator import nominated_node_name
@@ -108,6 +114,8 @@ class Scheduler:
     status.nominatedNodeName ('' clears it); the default updates the pod held here.
     `feature_gates` overrides v1.34 defaults (e.g. SchedulerAsyncPreemption).
     `detail` is the per-attempt detail level kept: 'all', 'none' or the best N nodes.
+    `extenders` are called in order after the plugins (see extender.py); `record_results`
+    keeps every extension point's per-plugin results on the attempts (for pod annotations).
     """
 
     def __init__(
@@ -127,6 +135,8 @@ class Scheduler:
         patch_nominated_node: PatchNominatedNode | None = None,
         feature_gates: Mapping[str, bool] | None = None,
         time_origin: float = 0.0,
+        extenders: Sequence[Extender] = (),
+        record_results: bool = False,
     ) -> None:
         self.registry = dict(registry) if registry is not None else in_tree_registry()
         self._clock = now or (lambda: 0.0)
@@ -150,6 +160,18 @@ class Scheduler:
             if p.scheduler_name in self.frameworks:
                 raise ValueError(f"duplicate profile {p.scheduler_name!r}")
             self.frameworks[p.scheduler_name] = Framework(p, self.registry, self.handle)
+        self.extenders = list(extenders)
+        self.record_results = record_results
+        self._extender_filters = any(e.is_filter() for e in self.extenders)
+        self._extender_prioritizers = any(e.is_prioritizer() for e in self.extenders)
+        self.handle.extenders = self.extenders
+        self.handle.extender_recorder = self._record_extender_response
+        if self.extenders:
+            # upstream registers a default enqueue extension under ExtenderName: any event
+            # may requeue a pod that extenders rejected nodes for
+            for fw in self.frameworks.values():
+                fw.events_by_plugin[EXTENDER_NAME] = [ClusterEventWithHint(ClusterEvent(WILDCARD, ActionType.ALL))]
+        self._recording: ScheduleAttempt | None = None
         self.queue = SchedulingQueue(
             self.frameworks, self._clock,
             pod_initial_backoff=pod_initial_backoff, pod_max_backoff=pod_max_backoff,
@@ -296,6 +318,7 @@ class Scheduler:
             # work upstream runs in goroutines (async preemption) finishes with the attempt
             self.handle.drain_after_cycle()
             self._attempt = None
+            self._recording = None
         attempt.trim(self.detail)
         return attempt
 
@@ -313,6 +336,7 @@ class Scheduler:
             return self._schedule(fw, pi, None, evaluate_only=True, score_single=score_single)
         finally:
             self.next_start_node_index = saved
+            self._recording = None
 
     def run(self, max_attempts: int | None = None) -> list[ScheduleAttempt]:
         """schedule_one until nothing is ready (or max_attempts)."""
@@ -332,6 +356,9 @@ class Scheduler:
         attempt = ScheduleAttempt(pi.pod, fw.profile_name, self._clock())
         if not evaluate_only:
             self._attempt = attempt
+        if self.record_results:
+            attempt.point_results = {}
+        self._recording = attempt
         state = CycleState(pi)
         cyc = _Cycle(state, pi, fw, attempt)
         attempt._names = self.table.names
@@ -349,7 +376,11 @@ class Scheduler:
                 fit_err = FitError(pi.name, n_all, cyc.diagnosis)
                 nominating = None
                 if fw.has_post_filter_plugins() and not evaluate_only:
-                    _r, pst = fw.run_post_filter(state, pi, cyc.diagnosis.node_to_status)
+                    rec = attempt.point_results
+                    _r, pst = fw.run_post_filter(state, pi, cyc.diagnosis.node_to_status, rec)
+                    if rec is not None:
+                        # the nodes PostFilter was told about (NodeToStatus' explicit ones)
+                        rec["postFilterNodes"] = {"": list(cyc.diagnosis.node_to_status.explicit())}
                     attempt.post_filter_status = pst
                     cyc.diagnosis.post_filter_msg = pst.message()
                     if _r is not None and _r.nominating_info is not None:
@@ -373,7 +404,7 @@ class Scheduler:
     # ------------------------------------------------------ filter & score
     def _find_nodes_that_fit(self, cyc: _Cycle, all_rows: np.ndarray) -> Status | None:
         fw, state, pi, attempt, diag = cyc.fw, cyc.state, cyc.pod_info, cyc.attempt, cyc.diagnosis
-        pre_res, s, plugins_with_nodes = fw.run_pre_filter(state, pi, NodeInfoList(self.table, all_rows))
+        pre_res, s, plugins_with_nodes = fw.run_pre_filter(state, pi, NodeInfoList(self.table, all_rows), attempt.point_results)
         diag.unschedulable_plugins = set(plugins_with_nodes)
         if s is not None and not s.is_success():
             if not s.is_rejected():
@@ -413,7 +444,7 @@ class Scheduler:
         if pct is None:
             pct = self.percentage_of_nodes_to_score
         to_find = num_feasible_nodes_to_find(pct, n)
-        if not fw.has_score_plugins():
+        if not self._extender_filters and not fw.has_score_plugins() and not self._extender_prioritizers:
             to_find = 1
         start = self.next_start_node_index % n
         rotated = np.concatenate((rows[start:], rows[:start])) if start else rows
@@ -422,6 +453,8 @@ class Scheduler:
             cyc.feasible = feasible
             attempt._feasible_rows = feasible
             self.next_start_node_index = (self.next_start_node_index + len(feasible)) % len(all_rows)
+            if self.extenders:
+                return self._filter_by_extenders(cyc)
             return None
 
         out = fw.apply_nominated_pods(state, pi, fw.run_filter(state, pi, rotated))
@@ -471,6 +504,8 @@ class Scheduler:
             loader=load,
             size=n_rejected + (extra is not None),
         )
+        if self.extenders:
+            return self._filter_by_extenders(cyc)
         return None
 
     def _evaluate_nominated_node(self, cyc: _Cycle, row: int) -> bool:
@@ -489,6 +524,16 @@ class Scheduler:
             attempt._processed_upto = 0
         cyc.feasible = rows
         attempt._feasible_rows = rows
+        # findNodesThatPassExtenders on the nominated node; an error only ends the shortcut
+        if self.extenders and (self._filter_by_extenders(cyc, nominated=True) is not None or not len(cyc.feasible)):
+            name = self.table.row_names[row]
+            st = attempt._extender_statuses.get(name)
+            if st is not None:
+                cyc.nominated_status = (name, st)
+            attempt._extender_filter = []
+            attempt._extender_statuses = {}
+            attempt._plugin_feasible_rows = None
+            return False
         return True
 
     def _prioritize_and_select(self, cyc: _Cycle, score_single: bool) -> Status | None:
@@ -498,17 +543,19 @@ class Scheduler:
         if len(feasible) == 1 and not score_single:
             attempt.node = names[int(feasible[0])]
             return None
-        if not fw.has_score_plugins():
+        if not fw.has_score_plugins() and not self.extenders:
             sc = ScoreOutcome(feasible)
             sc.total[:] = 1
         else:
-            s = fw.run_pre_score(state, pi, NodeInfoList(self.table, feasible))
+            s = fw.run_pre_score(state, pi, NodeInfoList(self.table, feasible), attempt.point_results)
             if s is not None and not s.is_success():
                 return s
             res = fw.run_score(state, pi, feasible)
             if isinstance(res, Status):
                 return res
             sc = res
+            if self.extenders:
+                self._prioritize_by_extenders(cyc, sc)
         attempt._score = sc
         attempt.node = self._select_host(sc, names)
         return None
@@ -547,19 +594,23 @@ class Scheduler:
                 (lambda q: q.key != pi.key) if st.is_rejected() else None,
             )
 
-        s = fw.run_reserve(state, pi, node)
+        rec = attempt.point_results
+        attempt.reserved_node = node
+        s = fw.run_reserve(state, pi, node, rec)
         if s is not None and not s.is_success():
             fail(s)
             return
-        s = fw.run_permit(state, pi, node)
+        s = fw.run_permit(state, pi, node, rec)
         if s is not None and not s.is_success() and not s.is_wait():
             fail(s)
             return
         # binding cycle (synchronous)
         self.queue.done(pi.key)
-        s = fw.run_pre_bind(state, pi, node)
+        s = fw.run_pre_bind(state, pi, node, rec)
         if s is None or s.is_success():
-            s = fw.run_bind(state, pi, node)
+            bound, s = self._bind_by_extenders(pi, node) if self.extenders else (False, None)
+            if not bound:
+                s = fw.run_bind(state, pi, node, rec)
         if s is not None and not s.is_success():
             fail(s)
             return
@@ -567,6 +618,137 @@ class Scheduler:
         attempt.bound = True
         self.queue.delete(pi.key)
         self.queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.ADD), None, assumed_pod)
+
+    # ------------------------------------------------------------ extenders
+    def _record_extender_response(self, verb: str, extender: Any, response: Any) -> None:
+        """Keep an extender's response on the attempt being run (when recording)."""
+        attempt = self._recording
+        if attempt is not None and attempt.point_results is not None:
+            attempt.extender_responses.setdefault(verb, {})[extender.name] = response
+
+    def _filter_by_extenders(self, cyc: _Cycle, *, nominated: bool = False) -> Status | None:
+        """findNodesThatPassExtenders over cyc.feasible: each interested filter extender in
+        turn keeps a subset; the nodes it fails get its message as their status. An extender
+        error fails the attempt unless the extender is ignorable. For the nominated-node
+        shortcut (`nominated`), the rejection is not counted against "Extender"."""
+        attempt, diag, pod = cyc.attempt, cyc.diagnosis, cyc.pod_info.pod
+        table = self.table
+        rows = cyc.feasible
+        before = len(rows)
+        statuses: dict[str, Status] = {}
+        sent: set[str] = set()
+        err: Status | None = None
+        for ext in self.extenders:
+            if not len(rows):
+                break
+            if not ext.is_filter() or not ext.is_interested(pod):
+                continue
+            names = [table.row_names[r] for r in rows.tolist()]
+            try:
+                res = ext.filter(pod, names, lambda rs=rows: [table.nodes[r] for r in rs.tolist()])  # type: ignore[misc]
+            except ExtenderError as e:
+                if ext.is_ignorable():
+                    continue
+                err = Status.from_error(e)
+                break
+            self._record_extender_response("filter", ext, res.raw)
+            sent.update(names)
+            kept = res.node_names or []
+            failed = {**{n: (Code.UNSCHEDULABLE, m) for n, m in res.failed.items()},
+                      **{n: (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, m) for n, m in res.failed_and_unresolvable.items()}}
+            for n, (code, msg) in failed.items():
+                statuses[n] = Status(code, msg, plugin=ext.name)
+            keep = set(kept)
+            verdicts = {n: PASSED if n in keep else (failed[n][1] if n in failed else "") for n in names}
+            attempt._extender_filter.append((ext.name, verdicts))
+            if ext.name not in attempt.extender_names:
+                attempt.extender_names.append(ext.name)
+            seen: set[str] = set()
+            new_rows = []
+            for n in kept:
+                if n not in seen:
+                    seen.add(n)
+                    new_rows.append(table.name_to_row[n])
+            rows = np.array(new_rows, dtype=np.intp)
+        if attempt._extender_filter:
+            attempt._plugin_feasible_rows = cyc.feasible
+        cyc.feasible = rows
+        attempt._feasible_rows = rows
+        if statuses:
+            attempt._extender_statuses.update(statuses)
+            old = diag.node_to_status
+            new_names = [n for n in statuses if n in sent]
+            size = len(old) + len(new_names) if len(new_names) == len(statuses) else None
+
+            def load(old: NodeToStatus = old, extra: dict[str, Status] = statuses) -> dict[str, Status]:
+                return {**old.explicit(), **extra}
+
+            if size is None:
+                merged = NodeToStatus(absent_status=old.absent_status)
+                for n, st in load().items():
+                    merged.set(n, st)
+                diag.node_to_status = merged
+            else:
+                diag.node_to_status = NodeToStatus(absent_status=old.absent_status, loader=load, size=size)
+        if len(rows) != before and not nominated:
+            diag.unschedulable_plugins.add(EXTENDER_NAME)
+        return err
+
+    def _prioritize_by_extenders(self, cyc: _Cycle, sc: ScoreOutcome) -> None:
+        """prioritizeNodes' extender part: each interested prioritizer's score (0..10) is
+        scaled to the node score range and weighted; a failing extender gives no scores."""
+        pod, attempt = cyc.pod_info.pod, cyc.attempt
+        table = self.table
+        rows = sc.rows
+        names: list[str] | None = None
+        pos: dict[str, int] = {}
+        for ext in self.extenders:
+            if not ext.is_prioritizer() or not ext.is_interested(pod):
+                continue
+            if names is None:
+                names = [table.row_names[r] for r in rows.tolist()]
+                pos = {n: i for i, n in enumerate(names)}
+            try:
+                scores, weight = ext.prioritize(pod, names, lambda: [table.nodes[r] for r in rows.tolist()])
+            except ExtenderError:
+                continue  # upstream logs it: the other plugins and extenders decide
+            scale = MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY
+            self._record_extender_response(
+                "prioritize", ext, [{"Host": h, "Score": v * weight * scale} for h, v in scores])
+            raw = np.zeros(len(rows), dtype=np.int64)
+            for host, score in scores:
+                i = pos.get(host)
+                if i is not None:
+                    raw[i] += score
+            final = raw * weight * scale
+            sc.plugins.append(ext.name)
+            sc.raw.append(raw)
+            sc.normalized.append(raw * scale)
+            sc.final.append(final)
+            sc.total += final
+            if ext.name not in attempt.extender_names:
+                attempt.extender_names.append(ext.name)
+
+    def _bind_by_extenders(self, pi: PodInfo, node: str) -> tuple[bool, Status | None]:
+        """extendersBinding: the first interested binder extender binds (an ignorable one that
+        fails is skipped). The extender cannot reach the simulated API server, so its binding
+        is written here, through the scheduler's binder, as the extender's effect."""
+        for ext in self.extenders:
+            if not ext.is_binder() or not ext.is_interested(pi.pod):
+                continue
+            try:
+                response = ext.bind(pi.pod, node)
+            except ExtenderError as e:
+                if ext.is_ignorable():
+                    continue
+                return True, Status.from_error(e)
+            self._record_extender_response("bind", ext, response)
+            try:
+                self.handle.bind(pi.pod, node)
+            except Exception as e:  # noqa: BLE001 - a failed write is an Error status, as for DefaultBinder
+                return True, Status.from_error(e)
+            return True, None
+        return False, None
 
     def _handle_failure(
         self, qpi: QueuedPodInfo, status: Status, diagnosis: Diagnosis, nominating: NominatingInfo | None = None

@@ -79,6 +79,10 @@ class Handle:
         self.time_origin = time_origin
         self.after_cycle: list[Callable[[], None]] = []
         self.framework: Framework | None = None
+        # scheduler extenders (kubesim_scheduler.extender.Extender), for preemption's callExtenders
+        self.extenders: list[Any] = []
+        # (verb, extender, response): where the scheduler records extender responses
+        self.extender_recorder: Callable[[str, Any, Any], None] | None = None
 
     def for_framework(self, framework: Framework) -> FrameworkHandle:
         """The handle a profile's plugins get: this one plus that profile's framework."""
@@ -170,6 +174,11 @@ class Handle:
         """PodActivator.Activate: move pods to the active queue."""
         if self._activate is not None:
             self._activate(keys)
+
+    def record_extender_result(self, verb: str, extender: Any, response: Any) -> None:
+        """Hand an extender's response to the scheduler's attempt record (if any)."""
+        if self.extender_recorder is not None:
+            self.extender_recorder(verb, extender, response)
 
     def run_after_cycle(self, fn: Callable[[], None]) -> None:
         """Run `fn` once the current scheduling cycle is over (upstream: a goroutine)."""

@@ -29,7 +29,23 @@ from .queued_pod_info import QueuedPodInfo
 from .status import Code, Status
 from .whatif import RowOverlay
 
-__all__ = ["Framework", "FilterOutcome", "Rejection", "StatusRejection", "ScoreOutcome", "FrameworkError"]
+__all__ = [
+    "Framework", "FilterOutcome", "Rejection", "StatusRejection", "ScoreOutcome", "FrameworkError", "PointResults",
+    "SUCCESS_MESSAGE", "WAIT_MESSAGE",
+]
+
+#: extension point -> plugin -> result, filled by the runners when asked to record
+#: ("preFilter", "preFilterResult", "postFilter", "preScore", "reserve", "permit",
+#: "permitTimeout", "preBind", "bind"); what kube-scheduler-simulator's plugin wrappers keep.
+PointResults = dict[str, dict[str, Any]]
+SUCCESS_MESSAGE = "success"
+WAIT_MESSAGE = "wait"
+
+
+def _note(rec: PointResults | None, point: str, plugin: str, s: Status | None) -> None:
+    """Record a plugin's status the way the simulator's wrappers do: "success" or the message."""
+    if rec is not None:
+        rec.setdefault(point, {})[plugin] = SUCCESS_MESSAGE if s is None or s.is_success() else s.message()
 
 _REJECT_CODES = (int(Code.UNSCHEDULABLE), int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), int(Code.PENDING))
 
@@ -211,9 +227,12 @@ class Framework:
 
     # ------------------------------------------------------------- prefilter
     def run_pre_filter(
-        self, state: CycleState, pod_info: PodInfo, nodes: NodeInfoList
+        self, state: CycleState, pod_info: PodInfo, nodes: NodeInfoList, rec: PointResults | None = None
     ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
-        """RunPreFilterPlugins: merge node-name narrowing; Skip marks the Filter to skip."""
+        """RunPreFilterPlugins: merge node-name narrowing; Skip marks the Filter to skip.
+
+        With `rec`, each plugin's status and PreFilterResult node names are recorded.
+        """
         result: PreFilterResult | None = None
         plugins_with_nodes: set[str] = set()
         return_status: Status | None = None
@@ -226,6 +245,10 @@ class Framework:
                     r, s = None, out
                 else:
                     r, s = out
+                if rec is not None:
+                    _note(rec, "preFilter", pl.name, s)
+                    if r is not None:
+                        rec.setdefault("preFilterResult", {})[pl.name] = sorted(r.node_names or ())
                 if s is not None and s.is_skip():
                     skip.add(pl.name)
                     continue
@@ -385,7 +408,10 @@ class Framework:
         return out
 
     # ----------------------------------------------------------- postfilter
-    def run_post_filter(self, state: CycleState, pod_info: PodInfo, statuses: NodeToStatus) -> tuple[itf.PostFilterResult | None, Status]:
+    def run_post_filter(
+        self, state: CycleState, pod_info: PodInfo, statuses: NodeToStatus, rec: PointResults | None = None
+    ) -> tuple[itf.PostFilterResult | None, Status]:
+        """RunPostFilterPlugins; with `rec`, plugin -> the node it nominated ("" if none)."""
         result = None
         reasons: list[str] = []
         rejector = ""
@@ -395,6 +421,11 @@ class Framework:
                 r, s = None, out
             else:
                 r, s = out
+            if rec is not None:
+                nominated = ""
+                if (s is None or s.is_success()) and r is not None and r.nominating_info is not None:
+                    nominated = r.nominating_info.node_name
+                rec.setdefault("postFilter", {})[pl.name] = nominated
             if s is None or s.is_success():
                 return r, s or Status()
             if s.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
@@ -409,10 +440,13 @@ class Framework:
         return result, Status(Code.UNSCHEDULABLE, *reasons, plugin=rejector)
 
     # --------------------------------------------------------------- scoring
-    def run_pre_score(self, state: CycleState, pod_info: PodInfo, nodes: NodeInfoList) -> Status | None:
+    def run_pre_score(
+        self, state: CycleState, pod_info: PodInfo, nodes: NodeInfoList, rec: PointResults | None = None
+    ) -> Status | None:
         skip = state.skip_score_plugins
         for pl in self.pre_score_plugins:
             s = _call(pl.pre_score, state, pod_info.pod, nodes)
+            _note(rec, "preScore", pl.name, s)
             if s is not None and s.is_skip():
                 skip.add(pl.name)
                 continue
@@ -482,9 +516,10 @@ class Framework:
         return raw, np.array([x.score for x in scores], dtype=np.int64)
 
     # --------------------------------------------------------------- binding
-    def run_reserve(self, state: CycleState, pod_info: PodInfo, node: str) -> Status | None:
+    def run_reserve(self, state: CycleState, pod_info: PodInfo, node: str, rec: PointResults | None = None) -> Status | None:
         for pl in self.reserve_plugins:
             s = _call(pl.reserve, state, pod_info.pod, node)
+            _note(rec, "reserve", pl.name, s)
             if s is not None and not s.is_success():
                 if s.is_rejected():
                     return s.with_plugin(pl.name)
@@ -495,12 +530,18 @@ class Framework:
         for pl in reversed(self.reserve_plugins):
             _call(pl.unreserve, state, pod_info.pod, node)
 
-    def run_permit(self, state: CycleState, pod_info: PodInfo, node: str) -> Status | None:
+    def run_permit(self, state: CycleState, pod_info: PodInfo, node: str, rec: PointResults | None = None) -> Status | None:
         """RunPermitPlugins; Wait is returned as a Wait status (the simulator decides what waiting means)."""
         waiting = False
         for pl in self.permit_plugins:
             out = _call(pl.permit, state, pod_info.pod, node)
             s = out if isinstance(out, Status) else (out[0] if out else None)
+            if rec is not None:
+                _note(rec, "permit", pl.name, s)
+                if s is not None and s.is_wait():
+                    rec["permit"][pl.name] = WAIT_MESSAGE
+                timeout = out[1] if isinstance(out, tuple) and len(out) > 1 else 0.0
+                rec.setdefault("permitTimeout", {})[pl.name] = float(timeout or 0.0)
             if s is None or s.is_success():
                 continue
             if s.is_rejected():
@@ -513,23 +554,25 @@ class Framework:
             return Status(Code.WAIT, f'one or more plugins asked to wait and no plugin rejected pod "{pod_info.name}"')
         return None
 
-    def run_pre_bind(self, state: CycleState, pod_info: PodInfo, node: str) -> Status | None:
+    def run_pre_bind(self, state: CycleState, pod_info: PodInfo, node: str, rec: PointResults | None = None) -> Status | None:
         for pl in self.pre_bind_plugins:
             if pl.name in state.skip_pre_bind_plugins:
                 continue
             s = _call(pl.pre_bind, state, pod_info.pod, node)
+            _note(rec, "preBind", pl.name, s)
             if s is not None and not s.is_success():
                 if s.is_rejected():
                     return s.with_plugin(pl.name)
                 return Status.from_error(f'running PreBind plugin "{pl.name}": {s.message()}', plugin=pl.name)
         return None
 
-    def run_bind(self, state: CycleState, pod_info: PodInfo, node: str) -> Status | None:
+    def run_bind(self, state: CycleState, pod_info: PodInfo, node: str, rec: PointResults | None = None) -> Status | None:
         if not self.bind_plugins:
             return Status(Code.SKIP)
         s: Status | None = None
         for pl in self.bind_plugins:
             s = _call(pl.bind, state, pod_info.pod, node)
+            _note(rec, "bind", pl.name, s)
             if s is not None and s.is_skip():
                 continue
             if s is not None and not s.is_success():

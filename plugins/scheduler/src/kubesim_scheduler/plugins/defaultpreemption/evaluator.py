@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from ...extender import call_extenders_for_preemption
 from ...framework.cycle_state import CycleState
 from ...framework.diagnosis import Diagnosis, FitError, NodeToStatus
 from ...framework.interface import NominatingInfo, PostFilterResult
@@ -103,7 +104,14 @@ class Evaluator:
             fit_error = FitError(pod_info.name, len(all_rows), Diagnosis(node_to_status=statuses))
             return PostFilterResult(NominatingInfo("", NominatingInfo.MODE_OVERRIDE)), Status(Code.UNSCHEDULABLE, str(fit_error))
 
-        # 3) extenders are not modelled: every candidate stays
+        # 3) extenders may narrow the candidates
+        if self.handle.extenders:
+            candidates, s = call_extenders_for_preemption(
+                self.handle.extenders, pod, candidates, self.interface.candidates_to_victims_map,
+                self.handle.node_table, self.handle.record_extender_result,
+            )
+            if s is not None:
+                return None, s
 
         # 4) the best candidate
         best = self.select_candidate(candidates)

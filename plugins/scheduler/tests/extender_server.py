@@ -1,0 +1,130 @@
+"""A small real HTTP scheduler extender for the tests, served on 127.0.0.1 in a thread.
+
+It filters out nodes labelled `reject=true` (Unschedulable) or `reject=forever`
+(UnschedulableAndUnresolvable), scores nodes by their `score` label (0..10; the
+`prioritize-inverse` verb by 10 minus it), records bindings, narrows preemption to nodes
+not labelled reject=true, and keeps every request body. A node-cache-capable extender has no node objects in its requests, so it
+reads labels from the nodes it was given at start (its "cache").
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["LabelExtender", "closed_port_url", "serve"]
+
+
+class LabelExtender:
+    """The extender's logic and what it was asked."""
+
+    def __init__(self, nodes: Sequence[Mapping[str, Any]] = (), *, delay: float = 0.0, status: int = 200) -> None:
+        self.labels = {n["metadata"]["name"]: dict(n["metadata"].get("labels") or {}) for n in nodes}
+        self.delay = delay
+        self.status = status
+        self.requests: list[tuple[str, Any]] = []
+        self.content_types: list[str | None] = []
+        self.bindings: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def _node_labels(self, args: Mapping[str, Any]) -> list[tuple[str, dict[str, str]]]:
+        if args.get("NodeNames") is not None:
+            return [(n, self.labels.get(n, {})) for n in args["NodeNames"]]
+        return [(n["metadata"]["name"], n["metadata"].get("labels") or {}) for n in args["Nodes"]["items"]]
+
+    def handle(self, path: str, args: Any, content_type: str | None = None) -> Any:
+        with self.lock:
+            self.requests.append((path, args))
+            self.content_types.append(content_type)
+        verb = path.rsplit("/", 1)[-1]
+        if verb == "filter":
+            nodes = self._node_labels(args)
+            failed = {n: f"node {n} is labelled reject" for n, lab in nodes if lab.get("reject") == "true"}
+            unresolvable = {n: f"node {n} is gone for good" for n, lab in nodes if lab.get("reject") == "forever"}
+            kept = [n for n, _ in nodes if n not in failed and n not in unresolvable]
+            out: dict[str, Any] = {"FailedNodes": failed, "FailedAndUnresolvableNodes": unresolvable, "Error": ""}
+            if args.get("NodeNames") is not None:
+                out["NodeNames"] = kept
+            else:
+                out["Nodes"] = {"items": [n for n in args["Nodes"]["items"] if n["metadata"]["name"] in kept]}
+            return out
+        if verb == "prioritize":
+            return [{"Host": n, "Score": int(lab.get("score", "0"))} for n, lab in self._node_labels(args)]
+        if verb == "prioritize-inverse":
+            return [{"Host": n, "Score": 10 - int(lab.get("score", "0"))} for n, lab in self._node_labels(args)]
+        if verb == "bind":
+            with self.lock:
+                self.bindings.append(args)
+            return {"Error": ""}
+        if verb == "preempt":
+            if args.get("NodeNameToMetaVictims") is not None:
+                meta = args["NodeNameToMetaVictims"]
+            else:
+                meta = {
+                    node: {"Pods": [{"UID": p["metadata"]["uid"]} for p in v["Pods"]], "NumPDBViolations": v["NumPDBViolations"]}
+                    for node, v in args["NodeNameToVictims"].items()
+                }
+            # keep only nodes not labelled reject
+            return {"NodeNameToMetaVictims": {n: v for n, v in meta.items() if self.labels.get(n, {}).get("reject") != "true"}}
+        if verb == "garbage":
+            return None
+        return {"Error": f"unknown verb {verb}"}
+
+
+def _handler(ext: LabelExtender) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length)
+            args = json.loads(body)
+            if ext.delay:
+                time.sleep(ext.delay)
+            if self.path.endswith("/garbage"):
+                payload = b"<html>not json</html>"
+                code = 200
+            else:
+                result = ext.handle(self.path, args, self.headers.get("Content-Type"))
+                payload = json.dumps(result).encode()
+                code = ext.status
+            try:
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout tests)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Handler
+
+
+@contextmanager
+def serve(ext: LabelExtender) -> Iterator[str]:
+    """Serve `ext` on 127.0.0.1 (a free port) for the duration of the block; yields its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(ext))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/scheduler"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def closed_port_url() -> str:
+    """A loopback URL nothing listens on (a port just bound and released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/scheduler"
