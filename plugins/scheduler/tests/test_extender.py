@@ -1,15 +1,19 @@
 """Scheduler extenders without the network: upstream's extender_test.go tables
 (TestSchedulerWithExtenders, TestIsInterested, TestConvertToMetaVictims,
 TestConvertToVictims) with a port of testing/framework/fake_extender.go as an in-process
-extender, the wire format as encoding/json reads it, and binding through an extender.
+extender, the wire format as encoding/json reads it, binding through an extender, and an
+in-process extender from the kubesim_scheduler_extenders hook in `kubesim run`.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
+from kubesim_cli import run_kubesim
 from kubesim_scheduler import FilterPlugin, Scheduler, ScorePlugin, Status, in_tree_registry
 from kubesim_scheduler.extender import Extender, ExtenderError, InProcessTransport, build_extenders
 from kubesim_scheduler.extender_types import (
@@ -499,3 +503,62 @@ def test_in_process_extender_protocol_defaults() -> None:
 
     with pytest.raises(ValueError, match="weight must be positive"):
         Extender.from_object(BadWeight())
+
+
+def test_the_nominated_node_goes_through_the_extenders_too() -> None:
+    """evaluateNominatedNode runs the extenders; when they reject the node, the full pass
+    decides (and the node keeps the extender's status)."""
+    ext = FakeExtender("E1", [node2_predicate])
+    s = scheduler(profile(), [ext], ["node1", "node2"])
+    p = make_pod("p")
+    p["status"] = {"nominatedNodeName": "node1"}
+    a = s.evaluate(p)
+    assert a.node == "node2"
+    assert ext.calls == ["filter", "filter"]  # the nominated node alone, then the full pass
+    assert a.filter_statuses()["node1"].format() == 'Unschedulable: [FakeExtender: node "node1" failed]'
+    p["status"] = {"nominatedNodeName": "node2"}
+    ext.calls.clear()
+    assert s.evaluate(p).node == "node2" and ext.calls == ["filter"]
+
+
+PLUGIN_MODULE = '''
+from kubesim import hookimpl
+
+
+class LabelFilter:
+    name = "label-filter"
+    node_cache_capable = False
+
+    def filter(self, args):
+        keep = [n for n in args["Nodes"]["items"] if (n["metadata"].get("labels") or {}).get("gpu") == "yes"]
+        failed = {n["metadata"]["name"]: "no gpu label" for n in args["Nodes"]["items"] if n not in keep}
+        return {"Nodes": {"items": keep}, "FailedNodes": failed}
+
+
+@hookimpl
+def kubesim_scheduler_extenders():
+    return [LabelFilter]
+'''
+
+
+def test_in_process_extenders_from_the_hook_in_kubesim_run(tmp_path: Path) -> None:
+    (tmp_path / "label_filter_plugin.py").write_text(PLUGIN_MODULE)
+    alloc = {"cpu": "4", "memory": "8Gi", "pods": "110"}
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": labels},
+              "status": {"allocatable": alloc, "capacity": alloc}}
+             for n, labels in (("plain", {}), ("gpu", {"gpu": "yes"}))]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"containers": [{"name": "c", "image": "x"}]}}
+    ops = [{"id": f"o{i}", "step": 0 if i < 2 else 1, "createOperation": {"object": o}} for i, o in enumerate([*nodes, pod])]
+    ops.append({"id": "done", "step": 2, "doneOperation": {}})
+    doc = {"apiVersion": "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "kind": "Scenario",
+           "metadata": {"name": "hook"},
+           "spec": {"controllers": {"simulationControllers": {"enabled": [{"name": "scheduler"}]}}, "operations": ops}}
+    (tmp_path / "s.yaml").write_text(json.dumps(doc))
+    proc = run_kubesim("run", "s.yaml", "-o", "result.json", cwd=tmp_path,
+                       env={"KUBESIM_PLUGINS": "label_filter_plugin", "PYTHONPATH": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    timeline = json.loads((tmp_path / "result.json").read_text())["status"]["scenarioResult"]["timeline"]
+    scheduled = next(e["podScheduled"] for e in timeline["1"] if "podScheduled" in e)
+    assert scheduled["boundTo"] == "gpu"
+    assert scheduled["scheduleResult"][0]["pluginResults"]["filter"]["plain"]["label-filter"] == "no gpu label"
