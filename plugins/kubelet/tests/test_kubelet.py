@@ -88,7 +88,7 @@ def test_a_bound_pod_becomes_running_and_ready(sim):
     assert status["phase"] == "Running"
     assert status["startTime"] == T0
     assert [c["type"] for c in status["conditions"]] == [
-        "PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady",
+        "PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled",
     ]
     assert all(c["status"] == "True" for c in status["conditions"])
     assert status["hostIP"] == "172.16.0.1" and status["hostIPs"] == [{"ip": "172.16.0.1"}]

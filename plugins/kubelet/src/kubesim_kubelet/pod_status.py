@@ -97,7 +97,8 @@ def running_status(pod: Mapping[str, Any], now: str, host_ip: str, pod_ip: str) 
     """The status of a pod whose containers all started at `now` and are ready.
 
     Init containers have completed (sidecars, restartPolicy Always, keep running); readiness
-    gates are reported True as KWOK does; PodScheduled and other conditions are kept.
+    gates are reported True as KWOK does; PodScheduled is True (an existing one is kept, with its
+    transition time) and other conditions are kept.
     """
     meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
     old = pod.get("status") or {}
@@ -106,6 +107,8 @@ def running_status(pod: Mapping[str, Any], now: str, host_ip: str, pod_ip: str) 
     gates = [g.get("conditionType") for g in spec.get("readinessGates") or () if isinstance(g, dict)]
     wanted = [_condition(kind, "True", now) for kind in _RUNNING_CONDITIONS]
     wanted.extend(_condition(str(g), "True", now) for g in gates if g)
+    # the kubelet reports PodScheduled too (pods created with spec.nodeName never had a binding)
+    wanted.append(_condition("PodScheduled", "True", now))
     status["conditions"] = _merge_conditions(old.get("conditions") or (), wanted)
     status["containerStatuses"] = [_running_container(uid, c, now) for c in spec.get("containers") or ()]
     inits = []

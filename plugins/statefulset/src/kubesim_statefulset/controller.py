@@ -100,6 +100,7 @@ class StatefulSetController(ReconcileController):
                 table.pop(key, None)
             return
         now = self.ctx.clock.now()
+        self._replaced = {k: t for k, t in self._replaced.items() if t >= now}  # only this moment's matter
         version = self._versions.get(key, 0)
         writer = SetWriter(self.client, replaced=self._replaced)
         try:
