@@ -315,3 +315,21 @@ def test_changes_a_sync_does_not_read_do_not_wake_the_set():
     assert sim.ssc.queue.ready() == 1
     sim.settle()
     assert sim.sts()["status"]["readyReplicas"] == 1
+
+
+def test_a_claim_being_deleted_blocks_its_pod_until_it_is_gone():
+    sim = Sim()
+    sim.cluster.create({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                        "metadata": {"name": "data-foo-0", "namespace": "default",
+                                     "finalizers": ["kubernetes.io/pvc-protection"]}, "spec": {}})
+    sim.cluster.delete("v1", "PersistentVolumeClaim", "data-foo-0", "default")
+    sim.cluster.create(new_statefulset(1, volumeClaimTemplates=[{"metadata": {"name": "data"}, "spec": {}}]))
+    sim.settle()  # the sync fails ("pvc data-foo-0 is being deleted"): can do nothing more for now
+    assert sim.pods() == []
+    claim = sim.cluster.get("v1", "PersistentVolumeClaim", "data-foo-0", "default")
+    claim["metadata"]["finalizers"] = []
+    sim.cluster.update(claim)  # the claim goes
+    sim.advance(1)  # retried at the next moment: a new claim, then the pod
+    assert sim.names() == ["foo-0"]
+    assert sim.cluster.get("v1", "PersistentVolumeClaim", "data-foo-0", "default")["metadata"].get(
+        "deletionTimestamp") is None
