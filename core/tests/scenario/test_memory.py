@@ -22,3 +22,14 @@ def test_thresholds_are_restored_after_an_error() -> None:
         assert gc.get_threshold()[2] == max(before[2], 5000)
         raise RuntimeError("boom")
     assert gc.get_threshold() == before
+
+
+def test_relax_for_the_process_only_raises() -> None:
+    from kubesim.scenario.memory import relax_full_collections
+
+    before = gc.get_threshold()
+    try:
+        relax_full_collections(2000)
+        assert gc.get_threshold() == (before[0], before[1], max(before[2], 2000))
+    finally:
+        gc.set_threshold(*before)

@@ -24,6 +24,7 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from kubesim.cluster.jsontree import copy_tree
 from kubesim.errors import Problem
 
 __all__ = ["camel", "converter", "register_enum", "register_interned", "structure", "unstructure"]
@@ -79,6 +80,9 @@ def _structure_object(value: Any, _: Any) -> dict[str, Any]:
 
 
 converter.register_structure_hook_func(lambda t: t == dict[str, Any], _structure_object)
+# Kubernetes objects are plain JSON trees: written out as a copy of the tree, about five
+# times faster than cattrs' per-value dispatch (a large result holds tens of thousands).
+converter.register_unstructure_hook_func(lambda t: t == dict[str, Any], copy_tree)
 
 
 def _structure_enum(value: Any, cls: type[enum.Enum]) -> enum.Enum:

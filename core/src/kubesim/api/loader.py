@@ -34,7 +34,7 @@ def load_documents(path: str | Path) -> list[Any]:
         if p.suffix == ".json":
             docs = [json.loads(text)]
         else:
-            docs = [d for d in yaml.safe_load_all(text) if d is not None]
+            docs = _load_yaml(text)
     except json.JSONDecodeError as exc:
         raise InvalidInput(
             [Problem("", f"line {exc.lineno} column {exc.colno}: JSON syntax error: {exc.msg}", name)]
@@ -50,6 +50,23 @@ def load_documents(path: str | Path) -> list[Any]:
     if not out:
         raise InvalidInput([Problem("", "the file holds no scenario", name)])
     return out
+
+
+_FAST_LOADER = getattr(yaml, "CSafeLoader", None)  # libyaml, when PyYAML was built with it
+
+
+def _load_yaml(text: str) -> list[Any]:
+    """yaml.safe_load_all, with libyaml when available (~20x faster on a large scenario).
+
+    On a syntax error the pure-Python loader parses again, so that messages are the same
+    with or without libyaml.
+    """
+    if _FAST_LOADER is not None:
+        try:
+            return [d for d in yaml.load_all(text, Loader=_FAST_LOADER) if d is not None]
+        except yaml.YAMLError:
+            pass
+    return [d for d in yaml.safe_load_all(text) if d is not None]
 
 
 def parse_scenarios(documents: list[Any], file: str | None = None) -> list[Scenario]:

@@ -31,6 +31,7 @@ from kubesim.errors import InvalidInput
 from kubesim.plugins import Hooks, PluginError, load_plugins
 from kubesim.scenario import UPDATE_STRATEGIES, EngineOptions, ScenarioRun, Simulator
 from kubesim.scenario import gate as builtin_gate
+from kubesim.scenario.memory import relax_full_collections
 
 __all__ = ["build_cli", "main"]
 
@@ -178,6 +179,7 @@ def build_cli(hooks: Hooks) -> click.Group:
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the `kubesim` command."""
     configure_logging(0)
+    relax_full_collections()
     try:
         hooks = load_plugins(builtins=[builtin_gate])
     except PluginError as exc:

@@ -145,6 +145,8 @@ class ScenarioRun:
         self.loops = 0
         # the in-cluster Scenario's spec changed since self.scenario.spec was last read from it
         self._spec_changed = False
+        # (spec, its JSON form) as given to the cluster, reused by to_json while the spec stays
+        self._spec_json: tuple[ScenarioSpec, dict[str, Any]] | None = None
         self._last_step = -1
         self.log = log.bind(scenario=self.scenario.name)
 
@@ -201,7 +203,9 @@ class ScenarioRun:
         problems = validate_scenario(self.scenario, scope=self._scope, allow_unknown_targets=True)
         if problems:
             raise ScenarioFailed("invalid operations: " + "; ".join(str(p) for p in problems))
-        self.cluster.create(self._scenario_object(), actor=ENGINE_ACTOR, copy=False)
+        obj = self._scenario_object()
+        self._spec_json = (self.scenario.spec, obj["spec"])  # shared with the stored object: read-only
+        self.cluster.create(obj, actor=ENGINE_ACTOR, copy=False)
         for name in self.pre_simulation + self.simulation:
             if name in factories:
                 ctx = ControllerContext(
@@ -438,7 +442,12 @@ class ScenarioRun:
         """
         self._sync_result()
         bare = attrs.evolve(self.scenario.status, scenario_result=None)
-        data: dict[str, Any] = unstructure(attrs.evolve(self.scenario, status=bare))
+        spec = self._spec_json
+        if spec is not None and spec[0] is self.scenario.spec:
+            data: dict[str, Any] = unstructure(attrs.evolve(self.scenario, spec=ScenarioSpec(), status=bare))
+            data["spec"] = spec[1]
+        else:
+            data = unstructure(attrs.evolve(self.scenario, status=bare))
         data["status"] = self._status_json()
         return data
 

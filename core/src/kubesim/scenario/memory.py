@@ -12,7 +12,7 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["FULL_COLLECTION_THRESHOLD", "fewer_full_collections"]
+__all__ = ["FULL_COLLECTION_THRESHOLD", "fewer_full_collections", "relax_full_collections"]
 
 FULL_COLLECTION_THRESHOLD = 1000
 """gc threshold2: generation-1 collections between full ones (CPython's default is 10)."""
@@ -27,3 +27,10 @@ def fewer_full_collections(threshold: int = FULL_COLLECTION_THRESHOLD) -> Iterat
         yield
     finally:
         gc.set_threshold(*before)
+
+
+def relax_full_collections(threshold: int = FULL_COLLECTION_THRESHOLD) -> None:
+    """For the whole process (the kubesim command): also loading a large scenario file and
+    writing its result build big trees, where full collections cost as much again."""
+    before = gc.get_threshold()
+    gc.set_threshold(before[0], before[1], max(before[2], threshold))

@@ -1,0 +1,51 @@
+"""Scenario files through libyaml: the same documents and the same error text as pure Python."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from kubesim.api import loader
+from kubesim.errors import InvalidInput
+
+DOC = """\
+apiVersion: simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1
+kind: Scenario
+metadata: {name: s}
+spec:
+  operations:
+  - step: 0
+    createOperation:
+      object:
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: "p", labels: {a: "1", b: yes, c: ~}}
+        spec: {containers: [{name: c, image: "nginx:1.27"}], priority: 10, x: 1.5e3, t: 2025-01-01T00:00:00Z}
+  - step: 1
+    doneOperation: {}
+---
+# a second document, and an empty one
+kind: Scenario
+---
+"""
+
+
+def test_libyaml_and_pure_python_load_the_same_documents() -> None:
+    assert loader._FAST_LOADER is not None, "PyYAML without libyaml: this test needs it"
+    assert loader._load_yaml(DOC) == [d for d in yaml.safe_load_all(DOC) if d is not None]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_syntax_errors_read_the_same_with_or_without_libyaml(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool
+) -> None:
+    if not fast:
+        monkeypatch.setattr(loader, "_FAST_LOADER", None)
+    path = tmp_path / "broken.yaml"
+    path.write_text("kind: Scenario\nspec:\n  operations:\n  - step: [1\n", encoding="utf-8")
+    with pytest.raises(InvalidInput) as info:
+        loader.load_documents(path)
+    [problem] = info.value.problems
+    assert str(problem).startswith(f"{path}: line 5 column 1: YAML syntax error: ")
+    assert "expected ',' or ']'" in str(problem)
