@@ -143,3 +143,34 @@ def test_preemption_evicts_a_victim_and_binds_the_preemptor(tmp_path: Path) -> N
     state = yaml.safe_load((tmp_path / "state.yaml").read_text())
     pods = {o["metadata"]["name"]: o["spec"].get("nodeName") for o in state["items"] if o["kind"] == "Pod"}
     assert pods == {"high": "node-a"}
+
+
+def test_finished_pods_free_their_node(tmp_path: Path) -> None:
+    """Like kube-scheduler's pod informer (status.phase!=Succeeded,Failed), a pod that has
+    finished no longer counts on its node: the simulated kubelet completes a simSpec pod
+    at step 2 and the pod waiting for its CPU is scheduled then."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"},
+            "status": {"allocatable": {"cpu": "1", "memory": "4Gi", "pods": "10"}}}
+
+    def pod(name: str, **annotations: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "namespace": "default", "annotations": annotations},
+                "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "800m"}}}]}}
+
+    doc = {"apiVersion": "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "kind": "Scenario",
+           "metadata": {"name": "finish"},
+           "spec": {"controllers": {"simulationControllers": {"enabled": [{"name": "scheduler"}]}},
+                    "operations": [
+                        {"step": 0, "createOperation": {"object": node}},
+                        {"step": 1, "createOperation": {"object": pod(
+                            "batch", simSpec="- seconds: 5\n  resourceUsage: {cpu: 800m}\n")}},
+                        {"step": 1, "createOperation": {"object": pod("waiting")}},
+                        {"step": 3, "doneOperation": {}}]}}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(doc))
+    proc = run_kubesim("run", "s.yaml", "-o", "result.json", cwd=tmp_path, keep=("scheduler", "kubelet"))
+    assert proc.returncode == 0, proc.stderr
+    events = pod_events(json.loads((tmp_path / "result.json").read_text()))
+    assert events[0] == ("1", "podScheduled", (1, 1), "batch", "node-a")
+    assert [e[1] for e in events[1:3]] == ["podUnscheduled", "podUnscheduled"]
+    # step 2 (10 s later): the 5-second simSpec pod has Succeeded, its 800m are free again
+    assert events[3][:2] == ("2", "podScheduled") and events[3][3:] == ("waiting", "node-a")

@@ -45,6 +45,10 @@ _LISTABLE = {
 TRIES_PER_STEP = 2
 
 
+def _terminal(pod: Mapping[str, Any]) -> bool:
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+
+
 class SchedulerController(Controller):
     """kube-scheduler running inside a scenario."""
 
@@ -87,7 +91,8 @@ class SchedulerController(Controller):
         for node in ctx.cluster.list("v1", "Node"):
             self.scheduler.add_node(node)
         for pod in ctx.cluster.list("v1", "Pod"):
-            self._pod_added(pod)
+            if not _terminal(pod):
+                self._pod_added(pod)
 
     # --- cluster events ----------------------------------------------------
 
@@ -104,7 +109,9 @@ class SchedulerController(Controller):
             else:
                 self.scheduler.add_node(obj)
         elif kind == "Pod":
-            if event.type == "DELETED":
+            # kube-scheduler watches pods with status.phase!=Succeeded,status.phase!=Failed
+            # (scheduler.go newPodInformer): a pod turning terminal leaves its view as deleted.
+            if event.type == "DELETED" or _terminal(obj):
                 self._forget(pod_key(obj))
                 self.scheduler.remove_pod(obj)
             else:
