@@ -183,3 +183,30 @@ def test_clock_moves_by_step_duration_per_major_step(testplugin: types.ModuleTyp
                for events in result.status.scenario_result.timeline.values() for e in events if e.create}
     assert created["a"] == "2025-01-01T00:00:00Z"
     assert created["b"] == "2025-01-01T00:05:00Z"
+
+
+def test_a_patch_operation_may_target_the_status_subresource(testplugin: types.ModuleType) -> None:
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+    ready_false = '{"status": {"conditions": [{"type": "Ready", "status": "False"}]}}'
+    doc = {"apiVersion": "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "kind": "Scenario",
+           "metadata": {"name": "s"},
+           "spec": {"controllers": {"simulationControllers": {"enabled": [{"name": "marker"}]}},
+                    "operations": [
+                        {"step": 0, "createOperation": {"object": node}},
+                        {"step": 1, "patchOperation": {"typeMeta": {"apiVersion": "v1", "kind": "Node"},
+                                                       "objectMeta": {"name": "n"}, "patch": ready_false,
+                                                       "patchType": "application/merge-patch+json"}},
+                        {"step": 2, "patchOperation": {"typeMeta": {"apiVersion": "v1", "kind": "Node"},
+                                                       "objectMeta": {"name": "n"}, "patch": ready_false,
+                                                       "patchType": "application/merge-patch+json",
+                                                       "subresource": "status"}},
+                        {"step": 3, "doneOperation": {}}]}}
+    from kubesim.api import Scenario
+
+    sim = Simulator(hooks_with(testplugin))
+    [result] = sim.run([structure(doc, Scenario)])
+    assert result.status.phase == ScenarioPhase.SUCCEEDED, result.status.message
+    patched = [e.patch.result for k in ("1", "2") for e in result.status.scenario_result.timeline[k] if e.patch]
+    # a main-resource patch leaves the status alone; the status subresource patch changes it
+    assert [p["status"]["conditions"][0]["status"] for p in patched] == ["True", "False"]

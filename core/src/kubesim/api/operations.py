@@ -101,6 +101,9 @@ class PatchOperation:
     patch: str
     patch_type: str = "application/strategic-merge-patch+json"
     patch_options: PatchOptions | None = None
+    # kubesim extension, like `kubectl patch --subresource=status`: "status" patches the
+    # status subresource (e.g. a node's conditions), which a main-resource patch ignores.
+    subresource: str | None = None
 
 
 @attrs.frozen

@@ -226,6 +226,8 @@ def _check_operation(
     key = (api_version, kind, namespace, target.object_meta.name)
     if op.patch_operation is not None:
         p = op.patch_operation
+        if p.subresource not in (None, "status"):
+            bad(f"{tpath}.subresource", f"expected \"status\" or nothing, got {p.subresource!r}")
         if p.patch_type not in PATCH_TYPES:
             bad(
                 f"{tpath}.patchType",

@@ -374,6 +374,7 @@ class ScenarioRun:
                 result = self.cluster.patch(
                     p.type_meta.api_version, p.type_meta.kind, p.object_meta.name, body,
                     PATCH_TYPES[p.patch_type], namespace=p.object_meta.namespace, actor="scenario",
+                    subresource=p.subresource,
                 )
                 self.timeline.record(id=op.id, actor="scenario", patch=PatchOperationResult(p, result))
             elif op.delete_operation is not None:
