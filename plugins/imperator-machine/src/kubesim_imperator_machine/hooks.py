@@ -1,0 +1,31 @@
+"""kubesim hook implementations of the imperator-machine plugin."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kubesim import Controller, hookimpl
+from kubesim.cluster import AdmissionRequest, AdmissionResponse
+
+from .admission import admit_machine
+from .controller import MachineController
+from .crd import MACHINE_CRD
+
+
+@hookimpl
+def kubesim_custom_resources() -> Sequence[Mapping[str, Any]]:
+    """The Machine CRD (imperator.tenzen-y.io/v1alpha1)."""
+    return [MACHINE_CRD]
+
+
+@hookimpl
+def kubesim_controllers() -> Sequence[type[Controller]]:
+    """The Machine controller (it also serves the Machine webhooks)."""
+    return [MachineController]
+
+
+@hookimpl
+def kubesim_admission(request: AdmissionRequest) -> AdmissionResponse | None:
+    """Machine schema pruning and validation, then upstream's validating webhook."""
+    return admit_machine(request)
