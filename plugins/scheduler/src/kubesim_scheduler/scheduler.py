@@ -84,6 +84,12 @@ def _failure_nominating_info() -> NominatingInfo:
     return NominatingInfo("", NominatingInfo.MODE_OVERRIDE)
 
 
+def _same_except(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None, key: str) -> bool:
+    """a == b, ignoring `key`."""
+    a, b = a or {}, b or {}
+    return all(k in b and v == b[k] for k, v in a.items() if k != key) and all(k in a for k in b if k != key)
+
+
 class _Cycle:
     """Scratch of one schedulePod run."""
 
@@ -237,6 +243,9 @@ class Scheduler:
             self.add_pod(pod)
             return
         self.pods[key] = pod
+        if self._confirms_assumed(key, old, pod):
+            self.queue.delete(key)
+            return
         pi = PodInfo(pod)
         was_assigned = bool((old.get("spec") or {}).get("nodeName"))
         if pi.node_name:
@@ -251,6 +260,26 @@ class Scheduler:
                 self.queue.move_all_to_active_or_backoff(evt, old, pod)
         elif pi.scheduler_name in self.frameworks:
             self.queue.update(old, pi)
+
+    def _confirms_assumed(self, key: str, old: Mapping[str, Any], pod: Mapping[str, Any]) -> bool:
+        """The binding of a pod this scheduler assumed, changing nothing else it reads.
+
+        upstream's cache.AddPod of an assumed pod swaps in the informer's copy; the assumed
+        PodInfo already accounts exactly this pod on this node, so it is kept (no parse, no
+        row change for the plugins' indexes). Only spec.nodeName, the status conditions and
+        metadata.resourceVersion may differ from the assumed copy.
+        """
+        if (old.get("spec") or {}).get("nodeName"):
+            return False
+        assumed = self.table.pod_info(key)
+        if assumed is None:
+            return False
+        spec, mine = pod.get("spec") or {}, assumed.pod
+        if not spec.get("nodeName") or spec != (mine.get("spec") or {}):
+            return False
+        return _same_except(pod.get("metadata"), mine.get("metadata"), "resourceVersion") and _same_except(
+            pod.get("status"), mine.get("status"), "conditions"
+        )
 
     def remove_pod(self, pod: Mapping[str, Any] | str) -> None:
         key = pod if isinstance(pod, str) else pod_key(pod)
