@@ -6,6 +6,7 @@ Exit codes: 0 when every scenario ended Succeeded or Paused, 1 when one Failed
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from collections import Counter
@@ -186,4 +187,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_INVALID)
     structlog.get_logger().debug("plugins loaded", plugins=[i.name for i in hooks.plugin_infos()])
-    build_cli(hooks).main(args=list(argv) if argv is not None else None, prog_name="kubesim")
+    try:
+        build_cli(hooks).main(args=list(argv) if argv is not None else None, prog_name="kubesim")
+    finally:
+        # The process ends here. What a run leaves in reference cycles (cluster, controllers,
+        # results) would be collected object by object at interpreter shutdown: about two
+        # seconds after a 10,000-pod run. Frozen objects are left to the exit instead.
+        gc.freeze()
