@@ -217,12 +217,31 @@ def filter_constraints(
     return out
 
 
+# (id(args), action) -> (args, parsed default constraints): parsed once per plugin config
+# when no default constraint has matchLabelKeys (the only part that reads the pod)
+_PARSED_DEFAULTS: dict[tuple[int, str], tuple[PodTopologySpreadArgs, list[SpreadConstraint]]] = {}
+
+
+def _default_constraints(
+    args: PodTopologySpreadArgs, labels: Mapping[str, str], action: str
+) -> list[SpreadConstraint]:
+    defaults = args.effective_defaults()
+    if any(c.get("matchLabelKeys") for c in defaults):
+        return filter_constraints(defaults, labels, action)
+    hit = _PARSED_DEFAULTS.get((id(args), action))
+    if hit is None or hit[0] is not args:
+        if len(_PARSED_DEFAULTS) > 64:
+            _PARSED_DEFAULTS.clear()
+        hit = _PARSED_DEFAULTS[(id(args), action)] = (args, filter_constraints(defaults, {}, action))
+    return list(hit[1])
+
+
 def build_default_constraints(
     pod: Mapping[str, Any], action: str, args: PodTopologySpreadArgs, owners: OwnerLookup | None
 ) -> list[SpreadConstraint]:
     """buildDefaultConstraints: the defaults with the selector derived from the pod's owners."""
     labels = (pod.get("metadata") or {}).get("labels") or {}
-    constraints = filter_constraints(args.effective_defaults(), labels, action)
+    constraints = _default_constraints(args, labels, action)
     if not constraints:
         return []
     selector = default_selector(pod, owners)
