@@ -29,6 +29,7 @@ would write nothing (dry run), or its last reconcile failed and nothing it watch
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 from kubesim import ControllerContext, ReconcileController
@@ -63,6 +64,15 @@ __all__ = ["MachineController", "desired_replicas", "typed_node_pool"]
 
 Obj = dict[str, Any]
 MACHINE = "Machine"
+_NEXT_INSTANT = timedelta(microseconds=1)
+"""A reservation StatefulSet lowered for unscheduled reservation pods grows again only at a later instant.
+
+Upstream counts reservation pods that cannot be scheduled in the replicas formula, so such a
+pod makes its StatefulSet shrink (the pod goes), then grow (the pod comes back, unschedulable
+again), and so on: a loop that takes real time on a cluster but none in a simulated instant.
+Deferring the growth to the next instant (the next MajorStep) keeps the flapping, one round per
+step, and lets the step end.
+"""
 POOL = "MachineNodePool"
 
 
@@ -132,6 +142,8 @@ class MachineController(ReconcileController):
         self.limiter = RateLimiter()
         self.last_blocker = ""
         """Why the waiter last said no: the write a reconcile would still make."""
+        self._lowered: dict[tuple[str, str], datetime] = {}
+        self._deferred = False
         self._unbind = MACHINE_WEBHOOKS.bind(ctx.cluster)
         super().__init__(ctx)
 
@@ -199,9 +211,12 @@ class MachineController(ReconcileController):
                 table.pop(key, None)
             self.limiter.forget(key)
             return
+        self._deferred = False
         if self._reconcile(machine, Writer(self.client, normalize=_normalize)):
             self.limiter.forget(key)
             self._failed.pop(key, None)
+            if self._deferred:  # a StatefulSet lowered at this instant grows again in the next one
+                self.queue.add_after(key, self.ctx.clock.now() + _NEXT_INSTANT)
         else:
             self._failed[key] = self._versions.get(key, 0)
             self.queue.add_after(key, self.ctx.clock.now() + self.limiter.when(key))
@@ -216,8 +231,8 @@ class MachineController(ReconcileController):
             return self._failed_status(machine, str(exc), writer)
         try:
             self._update_status(machine, writer)
-        except ApiError as exc:
-            self.log.info("machine status update failed", machine=machine["metadata"]["name"], error=exc.message)
+        except (ApiError, StepFailed) as exc:  # upstream requeues without writing a failure
+            self.log.info("machine status update failed", machine=machine["metadata"]["name"], error=_message(exc))
             return False
         return True
 
@@ -277,12 +292,21 @@ class MachineController(ReconcileController):
                     "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": name, "namespace": namespace}}
                 pods = self.ctx.cluster.list("v1", "Pod", namespace,
                                              label_selector={"matchLabels": reservation_labels(group, type_name)})
-                generate_statefulset(mt, group, desired_replicas(usage, count_unscheduled(pods)), sts)
+                unscheduled = count_unscheduled(pods)
+                replicas = desired_replicas(usage, unscheduled)
+                current = (existing or {}).get("spec", {}).get("replicas")
+                now = self.ctx.clock.now()
+                if current is not None and replicas > current and self._lowered.get((namespace, name)) == now:
+                    replicas = current  # see _NEXT_INSTANT: one shrink and regrowth per simulated instant
+                    self._deferred = True
+                generate_statefulset(mt, group, replicas, sts)
                 set_controller_reference(machine, sts)
                 if existing is None:
                     writer.create(sts)
                 else:
                     writer.update(sts)
+                    if current is not None and replicas < current and unscheduled and not writer.dry_run:
+                        self._lowered[(namespace, name)] = now
             except (ApiError, AlreadyOwned) as exc:
                 raise StepFailed(f"failed to reconcile StatefulSet for machineType, {type_name}; "
                                  f"{_message(exc)}") from None
@@ -348,13 +372,18 @@ class MachineController(ReconcileController):
                               "used": used, "waiting": waiting}
         if entries == origin:
             return
-        new = copy_tree(machine)
-        new.setdefault("status", {})["availableMachines"] = entries
-        self._success_status(new, writer)
+        counted = copy_tree(machine)
+        counted.setdefault("status", {})["availableMachines"] = entries
+        self._success_status(machine, writer, counted.get("status"))
 
-    def _success_status(self, machine: Obj, writer: Writer) -> Obj:
-        """updateReconcileSuccessStatus: Ready=True; a failed write fails the step with its error."""
+    def _success_status(self, machine: Obj, writer: Writer, status: Obj | None = None) -> Obj:
+        """updateReconcileSuccessStatus: Ready=True; a failed write fails the step with its error.
+
+        `status` is the Machine's status as the reconcile changed it (default: as stored).
+        """
         new = copy_tree(machine)
+        if status is not None:
+            new["status"] = copy_tree(status)
         status = new.setdefault("status", {})
         set_status_condition(status.setdefault("conditions", []), CONDITION_READY, "True", "Success",
                              "update status conditions", self.ctx.clock.timestamp())
