@@ -1,0 +1,46 @@
+"""The benchmark scripts still run: each on a tiny cluster, checking its own results.
+
+Not timed tests: the figures are printed by the scripts (see benchmarks/README.md).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).parents[1]
+
+
+def run(script: str, *args: str, cwd: Path) -> str:
+    proc = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.parametrize("extra", [[], ["--percentage", "0", "--shapes", "3"]])
+def test_scheduling_basic(tmp_path: Path, extra: list[str]) -> None:
+    out = run("scheduling_basic.py", "--nodes", "120", "--init-pods", "30", "--pods", "200", *extra, cwd=tmp_path)
+    assert "measured pods created 200, bound 200" in out
+    assert "step 1 schedule (measured)" in out and "peak RSS" in out
+
+
+def test_scheduling_basic_profile(tmp_path: Path) -> None:
+    out = run("scheduling_basic.py", "--nodes", "20", "--init-pods", "0", "--pods", "20", "--profile",
+              str(tmp_path / "p.prof"), cwd=tmp_path)
+    assert (tmp_path / "p.prof").stat().st_size > 0 and "profile of step 1 written" in out
+
+
+def test_affinity_spread(tmp_path: Path) -> None:
+    out = run("affinity_spread.py", "--nodes", "30", "--pods", "120", cwd=tmp_path)
+    assert "120 pods in 4 groups" in out and "bound 120" in out and "ERROR" not in out
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_end_to_end(tmp_path: Path, fmt: str) -> None:
+    out = run("end_to_end.py", "--nodes", "50", "--init-pods", "10", "--pods", "100", "--format", fmt,
+              "--workdir", str(tmp_path / "work"), cwd=tmp_path)
+    assert "kubesim run: exit 0" in out and "pods bound 110 of 110" in out
