@@ -105,6 +105,16 @@ def test_fail_if_worse_gates_on_the_chosen_metric(kubesim: Run) -> None:
     assert same.returncode == 0, same.stderr
 
 
+def test_an_empty_value_leaves_the_option_unset_for_that_run(kubesim: Run) -> None:
+    proc = kubesim("compare", QUICKSTART, "--scheduler-config=", "--scheduler-config", MOST, "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["a"] == "scenario.yaml with --scheduler-config (default)"
+    # the default profile scores like least-allocated.yaml: the same placement change
+    assert [(p["name"], p["node_a"], p["node_b"]) for p in data["pods"] if p["node_a"] != p["node_b"]] == [
+        ("web-1", "node-a", "node-b")]
+
+
 def test_one_value_applies_to_both_runs(kubesim: Run) -> None:
     proc = kubesim("compare", QUICKSTART, "--scheduler-config", MOST, "--json")
     assert proc.returncode == 0, proc.stderr

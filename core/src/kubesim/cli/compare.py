@@ -3,7 +3,8 @@
 `kubesim compare scenario.yaml --scheduler-config a.yaml --scheduler-config b.yaml`
 runs the scenario twice: every option a plugin adds to `kubesim run` may be given up to
 twice, the first value for run A (the baseline) and the second for run B; given once,
-it applies to both. The other run flags (--seed, ...) apply to both.
+it applies to both; an empty value (`--scheduler-config=`) leaves it unset for that
+run. The other run flags (--seed, ...) apply to both.
 `kubesim compare a.json b.json` compares two results that `kubesim run -o` wrote.
 
 Exit codes: 0; 1 when `--fail-if-worse METRIC` finds B worse than A on METRIC, or a
@@ -61,14 +62,17 @@ def paired_option(option: click.Option) -> click.Option:
         if len(values) > 2:
             raise click.BadParameter(f"given {len(values)} times; give it once (both runs) or twice (A, then B)",
                                      ctx=ctx, param=param)
+        # an empty value leaves the option unset for that run (e.g. the default scheduler profile)
+        values = tuple(None if v == "" else v for v in values)
         if original is not None:
-            values = tuple(original(ctx, param, v) for v in values)
+            values = tuple(v if v is None else original(ctx, param, v) for v in values)
         return values
 
     help_text = (option.help or "").rstrip(".")
+    flag = max(option.opts, key=len)
     return click.Option(
         option.opts, type=option.type, multiple=True, callback=check, metavar=option.metavar,
-        help=f"{help_text}. Give twice: first for run A, second for run B.",
+        help=f"{help_text}. Give twice: first for run A, second for run B ({flag}= leaves it unset).",
     )
 
 
