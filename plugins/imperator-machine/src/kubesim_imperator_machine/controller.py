@@ -144,8 +144,8 @@ class MachineController(ReconcileController):
         """Why the waiter last said no: the write a reconcile would still make."""
         self._lowered: dict[tuple[str, str], datetime] = {}
         self._deferred = False
-        self._unbind = MACHINE_WEBHOOKS.bind(ctx.cluster)
         super().__init__(ctx)
+        self._unbind = MACHINE_WEBHOOKS.bind(ctx.cluster)  # the controller manager serves the webhooks
 
     def close(self) -> None:
         self._unbind()

@@ -12,7 +12,9 @@ turns kube-openapi's errors into field errors:
     spec.machineTypes[0].available: Invalid value: -1: spec.machineTypes[0].available in body should be greater than or equal to 0
     spec.machineTypes[0].available: Invalid value: "string": spec.machineTypes[0].available in body must be of type integer: "string"
 
-`format` (date-time, int32) is not checked.
+`format` (date-time, int32) is not checked, and a value of the wrong type for an
+int-or-string field (a quantity) is reported as `must be of type integer,string`, where
+kube-openapi words its anyOf failure differently.
 """
 
 from __future__ import annotations
