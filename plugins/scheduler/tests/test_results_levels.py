@@ -66,3 +66,39 @@ def test_best_positions_equal_a_stable_sort() -> None:
         n = int(rng.integers(1, 15))
         expected = np.argsort(-total, kind="stable")[:n]
         assert best_positions(total, n).tolist() == expected.tolist()
+
+
+def _mixed_rejections() -> tuple[Scheduler, dict]:
+    """Nodes rejected by several plugins: too small, tainted, cordoned, anti-affinity."""
+    s = Scheduler(seed=5)
+    for i in range(12):
+        name = f"m{i:02d}"
+        cap = {"cpu": "100m" if i % 4 == 0 else "4", "memory": "8Gi", "pods": "10"}
+        taints = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}] if i % 4 == 1 else None
+        s.add_node(make_node(name, cap, labels={"kubernetes.io/hostname": name}, taints=taints,
+                             unschedulable=i % 4 == 2))
+    for i in (3, 7):  # pods that the new pod's anti-affinity avoids
+        s.add_pod(make_pod(f"x{i}", node=f"m{i:02d}", reqs=[{"cpu": "100m"}], labels={"app": "x"}))
+    affinity = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    return s, make_pod("p", reqs=[{"cpu": "500m"}], labels={"app": "x"}, affinity=affinity)
+
+
+def test_reason_counts_and_trimmed_statuses_match_the_full_statuses() -> None:
+    s, pod = _mixed_rejections()
+    attempt = s.evaluate(pod)
+    before = {n: (st.plugin, st.code, st.reasons) for n, st in attempt.filter_statuses().items()}
+    assert {p for p, _, _ in before.values()} >= {"NodeResourcesFit", "TaintToleration", "NodeUnschedulable",
+                                                 "InterPodAffinity"}
+    expected: dict[str, int] = {}
+    for _, _, reasons in before.values():
+        for r in reasons:
+            expected[r] = expected.get(r, 0) + 1
+    fresh = s.evaluate(pod)  # counts without statuses built first
+    assert fresh.reason_counts() == expected
+    fresh.trim(2)
+    assert fresh.reason_counts() == expected
+    assert {n: (st.plugin, st.code, st.reasons) for n, st in fresh.filter_statuses().items()} == before
+    assert list(fresh.filter_statuses()) == list(before)  # same node order
+    result = schedule_result(fresh, ScenarioStep(1, 0), "summary")
+    assert result.filter_reason_counts == dict(sorted(expected.items()))
