@@ -208,21 +208,19 @@ def _section(go: Any, tables: ResultTables, n: int) -> str:
     for name, fig in figures:
         parts.append(f'<div class="figure" id="{ident}-{name}">{_figure_html(fig, f"{ident}-{name}-plot")}</div>')
     unschedulable = [r for r in tables["pods"].records() if r["unschedulable_reasons"] or r["message"]]
-    parts.append(f'<h3 id="{ident}-unschedulable">Pods that failed scheduling ({len(unschedulable)})</h3>')
-    parts.append('<p class="note">Pods with at least one failed attempt; the reasons are those of the last '
-                 "failed attempt (nodes rejected per reason).</p>")
-    parts.append(_html_table(tables["pods"], ["namespace", "name", "state", "node", "attempts",
-                                              "unschedulable_reasons", "message"], unschedulable)
-                 if unschedulable else '<p class="note">none</p>')
-    parts.append(f'<h3 id="{ident}-plugins">Scheduler plugins</h3>')
-    parts.append(_html_table(tables["plugins"]))
-    for name, table in tables.tables.items():
-        if name in BUILTIN_TABLES:
-            continue
-        parts.append(f"<h3>{html.escape(name)}</h3>")
-        if table.description:
-            parts.append(f'<p class="note">{html.escape(table.description)}</p>')
-        parts.append(_html_table(table))
+    parts.append(
+        f'<section id="{ident}-unschedulable"><h3>Pods that failed scheduling ({len(unschedulable)})</h3>'
+        '<p class="note">Pods with at least one failed attempt; the reasons are those of the last '
+        "failed attempt (nodes rejected per reason).</p>"
+        + (_html_table(tables["pods"], ["namespace", "name", "state", "node", "attempts",
+                                        "unschedulable_reasons", "message"], unschedulable)
+           if unschedulable else '<p class="note">none</p>')
+        + "</section>"
+    )
+    parts.append(f'<section id="{ident}-plugins"><h3>Scheduler plugins</h3>{_html_table(tables["plugins"])}</section>')
+    for i, (name, table) in enumerate(t for t in tables.tables.items() if t[0] not in BUILTIN_TABLES):
+        note = f'<p class="note">{html.escape(table.description)}</p>' if table.description else ""
+        parts.append(f'<section id="{ident}-table-{i}"><h3>{html.escape(name)}</h3>{note}{_html_table(table)}</section>')
     return "\n".join(parts)
 
 
