@@ -49,3 +49,25 @@ def test_syntax_errors_read_the_same_with_or_without_libyaml(
     [problem] = info.value.problems
     assert str(problem).startswith(f"{path}: line 5 column 1: YAML syntax error: ")
     assert "expected ',' or ']'" in str(problem)
+
+
+@pytest.mark.parametrize("text", [
+    "a: 1\nb: [1, 2.5, true, null, '3', 0x1f, 1_000, .inf, 2025-01-01T00:00:00Z, 2025-01-01]\n",
+    "base: &b {x: 1, y: [1, 2]}\nother: *b\nagain: *b\n",
+    "base: &b {x: 1}\nm:\n  <<: *b\n  y: 2\n",
+    "a: !!binary aGVsbG8=\nb: !!str 12\nc: !!int '7'\n",
+    "s: !!set {a, b}\no: !!omap [a: 1, b: 2]\n",
+    "'a': \"b\"\n1: 2\nnull: x\n",
+    "--- \n---\na: 1\n---\n- x\n",
+    "a: b\na: c\n",
+])
+def test_fast_construction_equals_pyyaml(text: str) -> None:
+    assert loader._load_yaml(text) == [d for d in yaml.safe_load_all(text) if d is not None]
+
+
+def test_recursive_and_unhashable_documents_are_left_to_pyyaml() -> None:
+    [doc] = loader._load_yaml("x: &a [1, *a]\n")
+    assert doc["x"][1] is doc["x"]
+    with pytest.raises(yaml.YAMLError) as info:
+        loader._load_yaml_libyaml("? [1, 2]\n: x\n", yaml.CSafeLoader)
+    assert "unhashable" in str(info.value)

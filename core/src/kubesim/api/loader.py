@@ -63,10 +63,64 @@ def _load_yaml(text: str) -> list[Any]:
     """
     if _FAST_LOADER is not None:
         try:
-            return [d for d in yaml.load_all(text, Loader=_FAST_LOADER) if d is not None]
+            return _load_yaml_libyaml(text, _FAST_LOADER)
         except yaml.YAMLError:
             pass
     return [d for d in yaml.safe_load_all(text) if d is not None]
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+
+
+class _Unusual(Exception):
+    """A document the fast constructor leaves to PyYAML's (aliases, merge keys, tags)."""
+
+
+def _load_yaml_libyaml(text: str, loader_class: Any) -> list[Any]:
+    """Documents composed by libyaml; plain maps, lists and strings built in one recursion,
+    other scalars and unusual documents by PyYAML's SafeConstructor (same results, half the
+    time on a large scenario)."""
+    loader = loader_class(text)
+    try:
+        docs = []
+        while loader.check_node():
+            node = loader.get_node()
+            try:
+                data = _construct(node, loader, set())
+            except _Unusual:
+                data = loader.construct_document(node)
+            if data is not None:
+                docs.append(data)
+        return docs
+    finally:
+        loader.dispose()
+
+
+def _construct(node: Any, loader: Any, open_nodes: set[int]) -> Any:
+    kind = node.id
+    if kind == "scalar":
+        return node.value if node.tag == _STR_TAG else loader.construct_object(node, deep=True)
+    if id(node) in open_nodes:  # an alias: PyYAML shares (or recurses into) the object
+        raise _Unusual
+    open_nodes.add(id(node))
+    if kind == "mapping" and node.tag == _MAP_TAG:
+        out: Any = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise _Unusual
+            key = _construct(key_node, loader, open_nodes)
+            try:
+                out[key] = _construct(value_node, loader, open_nodes)
+            except TypeError:  # an unhashable key: PyYAML's error message
+                raise _Unusual from None
+    elif kind == "sequence" and node.tag == _SEQ_TAG:
+        out = [_construct(item, loader, open_nodes) for item in node.value]
+    else:
+        raise _Unusual
+    open_nodes.discard(id(node))
+    return out
 
 
 def parse_scenarios(documents: list[Any], file: str | None = None) -> list[Scenario]:
