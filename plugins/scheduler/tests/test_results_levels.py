@@ -102,3 +102,19 @@ def test_reason_counts_and_trimmed_statuses_match_the_full_statuses() -> None:
     assert list(fresh.filter_statuses()) == list(before)  # same node order
     result = schedule_result(fresh, ScenarioStep(1, 0), "summary")
     assert result.filter_reason_counts == dict(sorted(expected.items()))
+
+
+def test_summary_keeps_the_selected_node_among_tied_best_nodes() -> None:
+    """With more tied best nodes than the summary keeps, the chosen one is still recorded."""
+    from kubesim_scheduler import Scheduler
+
+    s = Scheduler(seed=3, detail=2, percentage_of_nodes_to_score=100)
+    for i in range(8):
+        s.add_node({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{i}", "uid": f"n{i}"},
+                    "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+    s.add_pod({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "p"},
+               "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    attempt = s.schedule_one()
+    assert attempt is not None and attempt.node is not None
+    kept = attempt.scores()
+    assert len(kept) == 2 and attempt.node in kept

@@ -242,7 +242,8 @@ class ScheduleAttempt:
     # ---------------------------------------------------------------- trim
     def trim(self, detail: str | int) -> None:
         """Apply a detail level: 'all' keeps everything, 'none' drops the per-node data, and
-        an int N keeps scores of the best N nodes plus the filter statuses."""
+        an int N keeps scores of the best N nodes (always including the selected node, which
+        a tie may otherwise leave out) plus the filter statuses."""
         if detail == "all":
             return
         if detail == "none":
@@ -260,6 +261,10 @@ class ScheduleAttempt:
         sc = self._score
         if sc is not None and len(sc.rows) > n:
             keep = best_positions(sc.total, n)
+            if self.node is not None and self._names is not None:
+                chosen = np.flatnonzero(self._names[sc.rows] == self.node)
+                if len(chosen) and chosen[0] not in keep:
+                    keep = np.concatenate((chosen[:1], keep[: n - 1]))
             trimmed = ScoreOutcome(sc.rows[keep])
             trimmed.plugins = sc.plugins
             trimmed.raw = [a[keep] for a in sc.raw]
