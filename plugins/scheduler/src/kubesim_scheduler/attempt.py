@@ -47,6 +47,8 @@ class ScheduleAttempt:
         self.profile = profile
         self.time = time
         self.node: str | None = None
+        # the node-table row of `node` when selectHost chose it among the scored rows
+        self.selected_row: int | None = None
         self.status: Status | None = None
         self.bound = False
         self.num_all_nodes = 0
@@ -261,9 +263,12 @@ class ScheduleAttempt:
         sc = self._score
         if sc is not None and len(sc.rows) > n:
             keep = best_positions(sc.total, n)
-            if self.node is not None and self._names is not None:
-                chosen = np.flatnonzero(self._names[sc.rows] == self.node)
-                if len(chosen) and chosen[0] not in keep:
+            if self.node is not None and self._names is not None and self.node not in self._names[sc.rows[keep]]:
+                # comparing rows, not thousands of names, when the selected row is known
+                row = self.selected_row
+                known = row is not None and self._names[row] == self.node
+                chosen = np.flatnonzero(sc.rows == row) if known else np.flatnonzero(self._names[sc.rows] == self.node)
+                if len(chosen):
                     keep = np.concatenate((chosen[:1], keep[: n - 1]))
             trimmed = ScoreOutcome(sc.rows[keep])
             trimmed.plugins = sc.plugins

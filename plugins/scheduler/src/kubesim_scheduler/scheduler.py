@@ -586,15 +586,16 @@ class Scheduler:
             if self.extenders:
                 self._prioritize_by_extenders(cyc, sc)
         attempt._score = sc
-        attempt.node = self._select_host(sc, names)
+        attempt.selected_row = row = self._select_host(sc)
+        attempt.node = str(names[row])
         return None
 
-    def _select_host(self, sc: ScoreOutcome, names: np.ndarray) -> str:
-        """selectHost: uniformly random among the highest totals, from the seeded RNG."""
+    def _select_host(self, sc: ScoreOutcome) -> int:
+        """selectHost: uniformly random among the highest totals, from the seeded RNG; the row."""
         best = int(sc.total.max())
         ties = np.flatnonzero(sc.total == best)
         pick = int(ties[self.rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])
-        return str(names[int(sc.rows[pick])])
+        return int(sc.rows[pick])
 
     # -------------------------------------------------------------- binding
     def _assume_and_bind(self, cyc: _Cycle, qpi: QueuedPodInfo, node: str) -> None:
