@@ -118,3 +118,23 @@ def test_summary_keeps_the_selected_node_among_tied_best_nodes() -> None:
     assert attempt is not None and attempt.node is not None
     kept = attempt.scores()
     assert len(kept) == 2 and attempt.node in kept
+
+
+def test_only_plugins_that_normalise_are_asked_to() -> None:
+    from kubesim_scheduler import BatchScorePlugin, ScorePlugin, in_tree_registry
+
+    reg = in_tree_registry()
+    assert not reg["NodeResourcesFit"].has_normalize()
+    assert not reg["NodeResourcesBalancedAllocation"].has_normalize()
+    assert reg["TaintToleration"].has_normalize() and reg["InterPodAffinity"].has_normalize()
+
+    class PerNode(ScorePlugin):
+        def normalize_score(self, state, pod, scores):  # type: ignore[no-untyped-def]
+            return None
+
+    class BatchWithPerNodeNormalize(BatchScorePlugin):
+        def normalize_score(self, state, pod, scores):  # type: ignore[no-untyped-def]
+            return None
+
+    assert PerNode.has_normalize() and BatchWithPerNodeNormalize.has_normalize()
+    assert not ScorePlugin.has_normalize() and not BatchScorePlugin.has_normalize()

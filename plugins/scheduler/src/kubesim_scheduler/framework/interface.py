@@ -235,8 +235,10 @@ class ScorePlugin(Plugin):
 
     @classmethod
     def has_normalize(cls) -> bool:
-        if issubclass(cls, BatchScorePlugin) and cls.normalize_batch is not BatchScorePlugin.normalize_batch:
-            return True
+        if issubclass(cls, BatchScorePlugin):
+            # BatchScorePlugin.normalize_score only adapts normalize_batch: it does not count
+            return (cls.normalize_batch is not BatchScorePlugin.normalize_batch
+                    or cls.normalize_score is not BatchScorePlugin.normalize_score)
         return cls.normalize_score is not ScorePlugin.normalize_score
 
 
