@@ -11,6 +11,9 @@ owed a try are moved to the active queue at once instead of waiting out their ba
 With --annotations, the attempt's results are also written into the pod's annotations
 (kube-scheduler-simulator's keys) in the same loop as the bind, or as the
 PodScheduled=False condition when that changes, so the MinorStep still moves once.
+A pod a Permit plugin makes wait is assumed (not pending) until it is allowed, rejected
+or times out (in simulated time, so at a later step); its bind or failure is then
+recorded like any other attempt's.
 Extenders come from the configuration (HTTP) and the kubesim_scheduler_extenders hook.
 """
 
@@ -87,6 +90,8 @@ class SchedulerController(Controller):
         self.tries: dict[str, tuple[int, int]] = {}
         self.done_in_epoch = 0
         self.pending: set[str] = set()
+        # pods assumed and waiting at Permit: not pending, nothing to do until they go on
+        self.waiting: set[str] = set()
         self._unwatch = ctx.cluster.watch(self._on_event)
         for node in ctx.cluster.list("v1", "Node"):
             self.scheduler.add_node(node)
@@ -113,6 +118,7 @@ class SchedulerController(Controller):
             # (scheduler.go newPodInformer): a pod turning terminal leaves its view as deleted.
             if event.type == "DELETED" or _terminal(obj):
                 self._forget(pod_key(obj))
+                self.waiting.discard(pod_key(obj))
                 self.scheduler.remove_pod(obj)
             else:
                 self._pod_added(obj)
@@ -125,7 +131,7 @@ class SchedulerController(Controller):
 
     def _pod_added(self, pod: Mapping[str, Any]) -> None:
         key = pod_key(pod)
-        if self._is_pending(pod):
+        if self._is_pending(pod) and key not in self.waiting:
             self.pending.add(key)
         else:
             self._forget(key)
@@ -213,6 +219,18 @@ class SchedulerController(Controller):
         attempt = self._next_attempt()
         if attempt is None:
             return False
+        key = pod_key(attempt.pod)
+        if self.scheduler.is_waiting(key):
+            # assumed and waiting at Permit: recorded when it is bound or fails
+            self._forget(key)
+            self.waiting.add(key)
+            return True
+        if key in self.waiting:
+            self.waiting.discard(key)
+            if not attempt.bound:
+                current = self.scheduler.pods.get(key)
+                if current is not None and self._is_pending(current):
+                    self.pending.add(key)
         self._record(attempt)
         return True
 
@@ -317,7 +335,9 @@ class SchedulerController(Controller):
         return True
 
     def waiter(self) -> ControllerWaiter:
-        return ControllerWaiter(self.name, lambda: self.done_in_epoch >= len(self.pending))
+        # a pod waiting at Permit counts as done until it is allowed, rejected or times out
+        return ControllerWaiter(self.name, lambda: self.done_in_epoch >= len(self.pending)
+                                and not self.scheduler.waiting_resolved())
 
     def close(self) -> None:
         self._unwatch()

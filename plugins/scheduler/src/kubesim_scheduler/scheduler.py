@@ -4,7 +4,9 @@ The scheduling cycle follows upstream's schedulePod: PreFilter, Filter over node
 rotating start index until enough feasible nodes are found (percentageOfNodesToScore),
 PostFilter on failure, PreScore/Score/NormalizeScore, and selectHost with ties broken by
 a seeded RNG. The binding cycle (Reserve, Permit, PreBind, Bind, PostBind) runs
-synchronously right after. A pod nominated by an earlier preemption tries its nominated
+synchronously right after, unless a Permit plugin asks to wait: the pod then stays
+assumed as a waiting pod, and its binding cycle ends at a later schedule_one, once it is
+allowed, rejected or past its (simulated-time) deadline. A pod nominated by an earlier preemption tries its nominated
 node first, and every node is filtered with the higher-priority pods nominated to it.
 Work that upstream starts in goroutines (asynchronous preemption) runs when the attempt
 is over, before schedule_one returns.
@@ -15,7 +17,8 @@ in place of the Bind plugins, and narrow preemption candidates, as upstream's do
 # upstream: pkg/scheduler/schedule_one.go (ScheduleOne, schedulingCycle, bindingCycle,
 # schedulePod, findNodesThatFitPod, evaluateNominatedNode, findNodesThatPassFilters,
 # findNodesThatPassExtenders, numFeasibleNodesToFind, prioritizeNodes, selectHost, assume,
-# bind, extendersBinding, handleSchedulingFailure, updatePod), pkg/scheduler/eventhandlers.go
+# bind, extendersBinding, handleSchedulingFailure, handleBindingCycleError, updatePod),
+# pkg/scheduler/eventhandlers.go
 
 from __future__ import annotations
 
@@ -50,6 +53,7 @@ from .framework.profile_config import DEFAULT_MULTI_POINT, ProfileConfig
 from .framework.queued_pod_info import QueuedPodInfo
 from .framework.runtime import Framework, ScoreOutcome
 from .framework.status import Code, Status
+from .framework.waiting_pods import waiting_pod_uid
 from .plugins.registry import in_tree_registry
 from .scheduling_queue import SchedulingQueue
 
@@ -191,6 +195,8 @@ class Scheduler:
         # (victim key, preemptor key, node): every eviction preemption asked for
         self.preemptions: list[tuple[str, str, str]] = []
         self._attempt: ScheduleAttempt | None = None
+        # uid -> (cycle, queued pod, node, assumed pod) of the pods waiting at Permit
+        self._waiting_binds: dict[str, tuple[_Cycle, QueuedPodInfo, str, Mapping[str, Any]]] = {}
 
     # ----------------------------------------------------------------- nodes
     def add_node(self, node: Mapping[str, Any]) -> None:
@@ -258,6 +264,9 @@ class Scheduler:
                 return
             for evt in pod_scheduling_properties_change(pod, old):
                 self.queue.move_all_to_active_or_backoff(evt, old, pod)
+        elif self._waiting_binds and self.table.pod_info(key) is not None:
+            # upstream updatePodInSchedulingQueue: an assumed pod (waiting at Permit) stays put
+            return
         elif pi.scheduler_name in self.frameworks:
             self.queue.update(old, pi)
 
@@ -285,6 +294,9 @@ class Scheduler:
         key = pod if isinstance(pod, str) else pod_key(pod)
         old = self.pods.pop(key, None)
         self.handle.forget_pod_info(key)
+        if self._waiting_binds and old is not None:
+            # upstream deletePodFromSchedulingQueue: RejectWaitingPod
+            self.handle.reject_waiting_pod(waiting_pod_uid(old))
         if self.table.remove_pod(key) is not None and old is not None:
             self.queue.delete(key)
             self.queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.DELETE), old, None)
@@ -332,7 +344,14 @@ class Scheduler:
 
     # --------------------------------------------------------------- cycles
     def schedule_one(self) -> ScheduleAttempt | None:
-        """Pop the next pod and run its scheduling and binding cycles; None if none is ready."""
+        """Pop the next pod and run its scheduling and binding cycles; None if none is ready.
+
+        A waiting pod that was allowed, rejected or timed out goes first: its binding cycle
+        ends and its attempt is returned again."""
+        if self._waiting_binds:
+            resumed = self._resume_waiting()
+            if resumed is not None:
+                return resumed
         qpi = self.queue.pop()
         if qpi is None:
             return None
@@ -604,37 +623,28 @@ class Scheduler:
         assumed_pod = assumed.pod
         self.table.add_pod(assumed, node)
         self.queue.nominator.delete(pi.key)
-
-        def fail(st: Status) -> None:
-            fw.run_unreserve(state, pi, node)
-            self.table.remove_pod(pi.key)
-            if st.is_rejected():
-                d = Diagnosis()
-                d.node_to_status.set(node, st)
-                d.add_plugin_status(st)
-                st = Status(st.code, error=FitError(pi.name, 1, d))
-                attempt.status = st
-                self._handle_failure(qpi, st, d, _failure_nominating_info())
-            else:
-                attempt.status = st
-                self._handle_failure(qpi, st, Diagnosis(), _failure_nominating_info())
-            attempt.node = None
-            self.queue.move_all_to_active_or_backoff(
-                ClusterEvent(ASSIGNED_POD, ActionType.DELETE), assumed_pod, None,
-                (lambda q: q.key != pi.key) if st.is_rejected() else None,
-            )
-
         rec = attempt.point_results
         attempt.reserved_node = node
         s = fw.run_reserve(state, pi, node, rec)
         if s is not None and not s.is_success():
-            fail(s)
+            self._binding_failed(cyc, qpi, node, assumed_pod, s)
             return
         s = fw.run_permit(state, pi, node, rec)
-        if s is not None and not s.is_success() and not s.is_wait():
-            fail(s)
+        if s is not None and not s.is_success():
+            if not s.is_wait():
+                self._binding_failed(cyc, qpi, node, assumed_pod, s)
+                return
+            # upstream's binding cycle blocks in WaitOnPermit in its goroutine; here it
+            # resumes in a later schedule_one once the pod is allowed, rejected or timed out
+            attempt.status = s
+            self._waiting_binds[waiting_pod_uid(assumed_pod)] = (cyc, qpi, node, assumed_pod)
             return
-        # binding cycle (synchronous)
+        self._binding_cycle(cyc, qpi, node, assumed_pod)
+
+    def _binding_cycle(self, cyc: _Cycle, qpi: QueuedPodInfo, node: str, assumed_pod: Mapping[str, Any]) -> None:
+        """bindingCycle after WaitOnPermit: PreBind, Bind (or an extender), PostBind."""
+        fw, state, pi, attempt = cyc.fw, cyc.state, cyc.pod_info, cyc.attempt
+        rec = attempt.point_results
         self.queue.done(pi.key)
         s = fw.run_pre_bind(state, pi, node, rec)
         if s is None or s.is_success():
@@ -642,12 +652,84 @@ class Scheduler:
             if not bound:
                 s = fw.run_bind(state, pi, node, rec)
         if s is not None and not s.is_success():
-            fail(s)
+            self._binding_failed(cyc, qpi, node, assumed_pod, s)
             return
         fw.run_post_bind(state, pi, node)
         attempt.bound = True
         self.queue.delete(pi.key)
         self.queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.ADD), None, assumed_pod)
+
+    def _binding_failed(
+        self, cyc: _Cycle, qpi: QueuedPodInfo, node: str, assumed_pod: Mapping[str, Any], st: Status
+    ) -> None:
+        """handleBindingCycleError: Unreserve, forget the assumed pod, requeue it."""
+        fw, state, pi, attempt = cyc.fw, cyc.state, cyc.pod_info, cyc.attempt
+        fw.run_unreserve(state, pi, node)
+        self.table.remove_pod(pi.key)
+        if st.is_rejected():
+            d = Diagnosis()
+            d.node_to_status.set(node, st)
+            d.add_plugin_status(st)
+            st = Status(st.code, error=FitError(pi.name, 1, d))
+            attempt.status = st
+            self._handle_failure(qpi, st, d, _failure_nominating_info())
+        else:
+            attempt.status = st
+            self._handle_failure(qpi, st, Diagnosis(), _failure_nominating_info())
+        attempt.node = None
+        self.queue.move_all_to_active_or_backoff(
+            ClusterEvent(ASSIGNED_POD, ActionType.DELETE), assumed_pod, None,
+            (lambda q: q.key != pi.key) if st.is_rejected() else None,
+        )
+
+    # --------------------------------------------------------- waiting pods
+    def is_waiting(self, key: str) -> bool:
+        """Whether the pod `key` (namespace/name) is assumed and waiting at Permit."""
+        return any(w[1].key == key for w in self._waiting_binds.values())
+
+    def waiting_resolved(self) -> bool:
+        """Whether a waiting pod can go on now: allowed, rejected, or past its deadline."""
+        now = self._clock()
+        for uid in self._waiting_binds:
+            wp = self.handle.waiting_pods.get(uid)
+            if wp is None or wp.result is not None:
+                return True
+            deadline = wp.deadline()
+            if deadline is not None and now >= deadline:
+                return True
+        return False
+
+    def _resume_waiting(self) -> ScheduleAttempt | None:
+        """Finish the binding cycle of the first waiting pod that can go on (in the order
+        they started waiting): bind it when allowed, else fail it. Its attempt is returned
+        again, now bound or failed; None when every waiting pod still waits."""
+        for uid, (cyc, qpi, node, assumed_pod) in list(self._waiting_binds.items()):
+            s = cyc.fw.wait_on_permit(assumed_pod)
+            if s is not None and s.is_wait():
+                continue
+            del self._waiting_binds[uid]
+            attempt = cyc.attempt
+            attempt.status = None
+            self._attempt = attempt
+            self._recording = attempt
+            if qpi.key not in self.pods:
+                # deleted while waiting (remove_pod rejected it and forgot the assumed pod;
+                # upstream's ForgetPod then fails and only Unreserve runs): nothing to report
+                cyc.fw.run_unreserve(cyc.state, cyc.pod_info, node)
+                self.queue.done(qpi.key)
+                continue
+            try:
+                if s is not None:
+                    self._binding_failed(cyc, qpi, node, assumed_pod, s)
+                else:
+                    self._binding_cycle(cyc, qpi, node, assumed_pod)
+            finally:
+                self.handle.drain_after_cycle()
+                self._attempt = None
+                self._recording = None
+            attempt.trim(self.detail)
+            return attempt
+        return None
 
     # ------------------------------------------------------------ extenders
     def _record_extender_response(self, verb: str, extender: Any, response: Any) -> None:

@@ -47,10 +47,11 @@ from .profile_config import DEFAULT_MULTI_POINT, DEFAULT_SCHEDULER_NAME, EXTENSI
 from .queued_pod_info import QueuedPodInfo
 from .runtime import FilterOutcome, Framework, FrameworkError, ScoreOutcome
 from .status import Code, Status
+from .waiting_pods import MAX_PERMIT_TIMEOUT, WaitingPod, WaitingPodsMap
 from .whatif import RowOverlay
 
 __all__ = [
-    "MAX_NODE_SCORE", "MIN_NODE_SCORE", "ActionType", "AffinityTerm", "BatchFilterPlugin",
+    "MAX_NODE_SCORE", "MAX_PERMIT_TIMEOUT", "MIN_NODE_SCORE", "ActionType", "AffinityTerm", "BatchFilterPlugin",
     "BatchFilterResult", "BatchScorePlugin", "BindPlugin", "Binder", "ClusterEvent",
     "ClusterEventWithHint", "Code", "CycleState", "DEFAULT_MULTI_POINT", "DEFAULT_SCHEDULER_NAME",
     "Diagnosis", "EXTENSION_POINTS", "EnqueueExtensions", "FilterOutcome", "FilterPlugin",
@@ -60,7 +61,7 @@ __all__ = [
     "PostFilterPlugin", "PostFilterResult", "PreBindPlugin", "PreEnqueuePlugin",
     "PreFilterExtensions", "PreFilterPlugin", "PreFilterResult", "PreScorePlugin",
     "ProfileConfig", "QueueSortPlugin", "QueuedPodInfo", "QueueingHint", "ReservePlugin", "RowOverlay",
-    "ScoreOutcome", "ScorePlugin", "StateNotFound", "Status", "WeightedAffinityTerm",
+    "ScoreOutcome", "ScorePlugin", "StateNotFound", "Status", "WaitingPod", "WaitingPodsMap", "WeightedAffinityTerm",
     "default_normalize", "default_normalize_scores", "go_div", "go_div_int",
     "match_cluster_events", "node_scheduling_properties_change", "nominated_node_name", "normalized_image_name",
     "pod_key", "pod_scheduling_properties_change",

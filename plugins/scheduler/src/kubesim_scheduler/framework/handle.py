@@ -13,6 +13,7 @@ from .node_info import NodeInfo, NodeInfoList
 from .node_table import NodeTable
 from .nominator import Nominator
 from .pod_info import PodInfo, pod_key
+from .waiting_pods import WaitingPod, WaitingPodsMap
 
 if TYPE_CHECKING:
     from .runtime import Framework
@@ -83,6 +84,8 @@ class Handle:
         self.extenders: list[Any] = []
         # (verb, extender, response): where the scheduler records extender responses
         self.extender_recorder: Callable[[str, Any, Any], None] | None = None
+        # pods held at Permit, shared by every profile as upstream's scheduler does
+        self.waiting_pods = WaitingPodsMap()
 
     def for_framework(self, framework: Framework) -> FrameworkHandle:
         """The handle a profile's plugins get: this one plus that profile's framework."""
@@ -174,6 +177,23 @@ class Handle:
         """PodActivator.Activate: move pods to the active queue."""
         if self._activate is not None:
             self._activate(keys)
+
+    # waiting pods (upstream: Handle.IterateOverWaitingPods, GetWaitingPod, RejectWaitingPod)
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
+        """Call `callback` with every pod waiting at Permit, in the order they started waiting."""
+        self.waiting_pods.iterate(callback)
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        """The waiting pod with this metadata.uid (namespace/name for a pod without one), or None."""
+        return self.waiting_pods.get(uid)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        """Reject a waiting pod (as its deletion does); False when no such pod is waiting."""
+        wp = self.waiting_pods.get(uid)
+        if wp is None:
+            return False
+        wp.reject("", "removed")
+        return True
 
     def record_extender_result(self, verb: str, extender: Any, response: Any) -> None:
         """Hand an extender's response to the scheduler's attempt record (if any)."""

@@ -7,7 +7,7 @@ looping over NodeInfo views. Plugin exceptions become Error statuses.
 # upstream: pkg/scheduler/framework/runtime/framework.go (NewFramework, RunPreFilterPlugins,
 # RunPreFilterExtensionAddPod/RemovePod, RunFilterPlugins, RunFilterPluginsWithNominatedPods,
 # addGENominatedPods, RunPreScorePlugins, RunScorePlugins, RunPostFilterPlugins,
-# RunReservePlugins*, RunPermitPlugins, RunPreBindPlugins, RunBindPlugins, RunPostBindPlugins)
+# RunReservePlugins*, RunPermitPlugins, WaitOnPermit, RunPreBindPlugins, RunBindPlugins, RunPostBindPlugins)
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from .pod_info import PodInfo
 from .profile_config import POINT_INTERFACES, ProfileConfig, args_to_dict
 from .queued_pod_info import QueuedPodInfo
 from .status import Code, Status
+from .waiting_pods import MAX_PERMIT_TIMEOUT, WaitingPod, waiting_pod_uid
 from .whatif import RowOverlay
 
 __all__ = [
@@ -531,28 +532,49 @@ class Framework:
             _call(pl.unreserve, state, pod_info.pod, node)
 
     def run_permit(self, state: CycleState, pod_info: PodInfo, node: str, rec: PointResults | None = None) -> Status | None:
-        """RunPermitPlugins; Wait is returned as a Wait status (the simulator decides what waiting means)."""
-        waiting = False
+        """RunPermitPlugins: on Wait (no plugin rejecting), the pod joins the handle's waiting
+        pods with each waiting plugin's timeout (capped at MAX_PERMIT_TIMEOUT)."""
+        waits: dict[str, float] | None = None
         for pl in self.permit_plugins:
             out = _call(pl.permit, state, pod_info.pod, node)
             s = out if isinstance(out, Status) else (out[0] if out else None)
+            timeout = out[1] if isinstance(out, tuple) and len(out) > 1 else 0.0
             if rec is not None:
                 _note(rec, "permit", pl.name, s)
                 if s is not None and s.is_wait():
                     rec["permit"][pl.name] = WAIT_MESSAGE
-                timeout = out[1] if isinstance(out, tuple) and len(out) > 1 else 0.0
                 rec.setdefault("permitTimeout", {})[pl.name] = float(timeout or 0.0)
             if s is None or s.is_success():
                 continue
             if s.is_rejected():
                 return s.with_plugin(pl.name)
             if s.is_wait():
-                waiting = True
+                if waits is None:
+                    waits = {}
+                waits[pl.name] = min(float(timeout or 0.0), MAX_PERMIT_TIMEOUT)
                 continue
             return Status.from_error(f'running Permit plugin "{pl.name}": {s.message()}', plugin=pl.name)
-        if waiting:
+        if waits is not None:
+            self.handle.waiting_pods.add(WaitingPod(pod_info.pod, waits, self.handle.now()))
             return Status(Code.WAIT, f'one or more plugins asked to wait and no plugin rejected pod "{pod_info.name}"')
         return None
+
+    def wait_on_permit(self, pod: Mapping[str, Any]) -> Status | None:
+        """WaitOnPermit, without blocking: None when the pod is not waiting or every plugin
+        allowed it (it leaves the waiting pods), a Wait status while it still waits, else
+        the rejection (it leaves the waiting pods)."""
+        uid = waiting_pod_uid(pod)
+        wp = self.handle.waiting_pods.get(uid)
+        if wp is None:
+            return None
+        wp.expire(self.handle.now())
+        s = wp.result
+        if s is None:
+            return Status(Code.WAIT, plugin=wp.get_pending_plugins()[0] if wp.get_pending_plugins() else "")
+        self.handle.waiting_pods.remove(uid)
+        if s.is_success() or s.is_rejected():
+            return None if s.is_success() else s
+        return Status.from_error(f"waiting on permit for pod: {s.message()}", plugin=s.plugin)
 
     def run_pre_bind(self, state: CycleState, pod_info: PodInfo, node: str, rec: PointResults | None = None) -> Status | None:
         for pl in self.pre_bind_plugins:
