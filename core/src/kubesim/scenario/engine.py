@@ -40,7 +40,7 @@ from kubesim.api.validation import PATCH_TYPES, assign_operation_ids, parse_patc
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import Cluster, WatchEvent, copy_tree
 from kubesim.controllers import Controller, ControllerContext, ControllerWaiter
-from kubesim.errors import ApiError, InvalidInput
+from kubesim.errors import ApiError, Conflict, InvalidInput, Problem
 from kubesim.plugins import Hooks
 from kubesim.scenario.memory import fewer_full_collections
 from kubesim.scenario.recorder import TimelineRecorder
@@ -101,15 +101,9 @@ class EngineOptions:
     def __attrs_post_init__(self) -> None:
         if self.update_strategy not in UPDATE_STRATEGIES:
             raise InvalidInput([
-                _problem("UPDATE_SCENARIO_RESULTS_STRATEGY",
+                Problem("UPDATE_SCENARIO_RESULTS_STRATEGY",
                          f"expected one of {', '.join(UPDATE_STRATEGIES)}, got {self.update_strategy!r}")
             ])
-
-
-def _problem(path: str, message: str) -> Any:
-    from kubesim.errors import Problem
-
-    return Problem(path, message)
 
 
 class ScenarioFailed(Exception):
@@ -399,8 +393,6 @@ class ScenarioRun:
 
     def _check_preconditions(self, api_version: str, kind: str, name: str, namespace: str | None,
                              pre: Any) -> None:
-        from kubesim.errors import Conflict
-
         obj = self.cluster.get(api_version, kind, name, namespace)
         meta = obj["metadata"]
         if pre.uid is not None and pre.uid != meta.get("uid"):
