@@ -27,6 +27,9 @@ import structlog
 
 from kubesim.clock import Clock, format_time
 from kubesim.errors import AlreadyExists, ApiError, BadRequest, Conflict, Forbidden, NotFound
+from kubesim.k8s.conditions import update_pod_condition
+from kubesim.k8s.selectors import FieldSelector, LabelSelector
+from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
 
 from . import priority, strategies
 from .admission import MUTATING, VALIDATING, AdmissionChain, AdmissionRequest, Admitter
@@ -35,10 +38,8 @@ from .identity import NameGenerator, UidSource
 from .jsontree import copy_tree
 from .patches import apply_patch, patch_kind
 from .registry import CRD_TYPE, ResourceRegistry, ResourceType, crd_group_kind, crd_resource_type
-from .selectors import FieldSelector, LabelSelector
 from .store import Key, ObjectStore, owner_uids
 from .strategic_tables import schema_for
-from .validation import invalid_error, name_check_for, validate_object_meta
 
 __all__ = ["DEFAULT_NAMESPACES", "Cluster"]
 
@@ -274,7 +275,7 @@ class Cluster:
             bound["metadata"] = dict(meta)
             bound["spec"] = {**spec, "nodeName": node_name}
             status = dict(pod.get("status") or {})
-            status["conditions"] = _set_condition(status.get("conditions"), "PodScheduled", self._now())
+            status["conditions"] = update_pod_condition(status.get("conditions"), "PodScheduled", "True", self._now())
             bound["status"] = status
             self._commit(rt, key, bound, pod, actor, "binding")
         return copy_tree(bound) if copy else bound
@@ -946,18 +947,6 @@ def _check_identity(mutated: dict[str, Any], original: dict[str, Any] | None) ->
     )
     if before != after:
         raise BadRequest(f"a mutating admitter changed the object's identity from {before} to {after}")
-
-
-def _set_condition(conditions: Any, kind: str, now: str) -> list[dict[str, Any]]:
-    """podutil.UpdatePodCondition with status True: a new transition time only on a change."""
-    out = [c for c in conditions or () if type(c) is dict]
-    for i, c in enumerate(out):
-        if c.get("type") == kind:
-            if c.get("status") != "True":
-                out[i] = {**c, "status": "True", "lastTransitionTime": now}
-            return out
-    out.append({"type": kind, "status": "True", "lastProbeTime": None, "lastTransitionTime": now})
-    return out
 
 
 def _grace_period(pod: dict[str, Any], requested: int | None) -> int:

@@ -17,7 +17,7 @@ from typing import Any
 
 from kubesim.cluster import LabelSelector
 from kubesim.cluster.pods import validate_pod
-from kubesim.cluster.validation import (
+from kubesim.k8s.validation import (
     FieldError,
     forbidden,
     invalid,

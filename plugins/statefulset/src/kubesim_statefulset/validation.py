@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubesim.cluster import LabelSelector
-from kubesim.cluster.validation import (
+from kubesim.k8s.validation import (
     FieldError,
     forbidden,
     invalid,
