@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from .labelselector import EQUALS, IN, Selector
+from kubesim.k8s.selectors import EQUALS, IN
+from kubesim.k8s.selectors import LabelSelector as Selector
+
 from .terms import AffinityTerm, PodAffinityInfo, pod_affinity_info
 
 __all__ = ["ClusterIndex", "Domain", "LabelGroup", "TermGroup", "pod_key"]
