@@ -77,12 +77,12 @@ def _scaled(digits: int, exponent: int) -> int:
     """digits * 10**exponent in nano-units, rounded up to one nano-unit (digits >= 0)."""
     shift = exponent + 9
     if shift >= 0:
-        return digits * 10**shift
+        return int(digits * 10**shift)
     if digits == 0:
         return 0
     if -shift > len(str(digits)):  # smaller than one nano-unit: ParseQuantity rounds it up
         return 1
-    return -(-digits // 10**-shift)
+    return int(-(-digits // 10**-shift))
 
 
 @lru_cache(maxsize=65536)

@@ -189,7 +189,7 @@ class LabelSelector:
     def __init__(self, requirements: Iterable[Requirement] = (), nothing: bool = False) -> None:
         self.requirements: tuple[Requirement, ...] = tuple(requirements)
         self.nothing = nothing
-        self._sig: Any = None
+        self._sig: tuple[Any, ...] | None = None
 
     @classmethod
     def everything(cls) -> LabelSelector:
@@ -258,11 +258,13 @@ class LabelSelector:
                 return None
         return None
 
-    def sig(self) -> Any:
+    def sig(self) -> tuple[Any, ...]:
         """Hashable identity, independent of requirement order."""
-        if self._sig is None:
-            self._sig = ("nothing",) if self.nothing else tuple(sorted(r.sig() for r in self.requirements))
-        return self._sig
+        sig = self._sig
+        if sig is None:
+            sig = ("nothing",) if self.nothing else tuple(sorted(r.sig() for r in self.requirements))
+            self._sig = sig
+        return sig
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LabelSelector):
