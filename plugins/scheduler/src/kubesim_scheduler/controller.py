@@ -26,6 +26,7 @@ from kubesim import Controller, ControllerContext, ControllerWaiter, PodResult
 from kubesim.api import ScenarioPodScheduleResult
 from kubesim.cluster import WatchEvent
 from kubesim.errors import ApiError, NotFound
+from kubesim.k8s.keys import namespaced_name
 
 from .annotations import attempt_annotations
 from .attempt import ScheduleAttempt
@@ -190,7 +191,7 @@ class SchedulerController(Controller):
         self._new_epoch()
         self.ctx.timeline.record_pod("podPreempted", PodResult(
             pod=pod, created_at=self.ctx.timeline.pod_created_at(pod), bound_to=node,
-            preempted_by=f"{pmeta.get('namespace') or 'default'}/{pmeta.get('name', '')}",
+            preempted_by=namespaced_name(pmeta.get("namespace"), pmeta.get("name", "")),
             preempted_at=self.ctx.gate.step,
         ), actor=self.name)
         return True
