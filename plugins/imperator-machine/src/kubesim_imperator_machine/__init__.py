@@ -11,7 +11,7 @@ from kubesim.k8s.quantity import QuantityError
 from kubesim.k8s.quantity import canonical as canonical_quantity
 from kubesim.k8s.quantity import value as quantity_value
 
-from .admission import MACHINE_WEBHOOKS, admit_machine
+from .admission import admit_machine
 from .affinity import affinity_match_expressions, gpu_selector, machine_type_resources, tolerations
 from .controller import MachineController, desired_replicas, typed_node_pool
 from .crd import MACHINE_CRD
@@ -32,7 +32,6 @@ __all__ = [
     "DEFAULTER",
     "DEFAULT_CORE_NAMESPACE",
     "MACHINE_CRD",
-    "MACHINE_WEBHOOKS",
     "NAMESPACE_ENV",
     "SLEEPER_IMAGE",
     "VALIDATOR",
