@@ -171,6 +171,11 @@ class ScenarioRun:
             self.scenario.status.phase = ScenarioPhase.RUNNING
             self._run_steps(first=self._last_step + 1)
 
+    def abort(self, message: str) -> None:
+        """End the scenario Failed with `message`, keeping the timeline so far (interrupts, crashes)."""
+        if self.phase not in (ScenarioPhase.SUCCEEDED, ScenarioPhase.FAILED, ScenarioPhase.PAUSED):
+            self._fail(message)
+
     def close(self) -> None:
         """Stop every controller's watches."""
         for c in self.controllers.values():
@@ -503,8 +508,16 @@ class Simulator:
         for scenario in scenarios:
             run = ScenarioRun(scenario, self.hooks, self.options, self.progress)
             self.runs.append(run)
-            with fewer_full_collections():
-                run.start()
-            run.close()
+            try:
+                with fewer_full_collections():
+                    run.start()
+            except KeyboardInterrupt:
+                run.abort("interrupted (SIGINT)")
+                raise
+            except Exception as exc:  # a bug in one scenario must not lose the others' results
+                log.debug("scenario crashed", scenario=run.scenario.name, exc_info=True)
+                run.abort(f"internal error: {type(exc).__name__}: {exc}")
+            finally:
+                run.close()
             out.append(run.scenario)
         return out
