@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from kubesim.plugins.crash import PluginCrashed
+
 from ...extender import call_extenders_for_preemption
 from ...framework.cycle_state import CycleState
 from ...framework.diagnosis import Diagnosis, FitError, NodeToStatus
@@ -199,6 +201,8 @@ class Evaluator:
                 continue  # already being deleted
             try:
                 self.handle.preempt_pod(victim.pod, pod, c.name)
+            except PluginCrashed:
+                raise  # an admission hook raised: ends the run
             except Exception as e:  # noqa: BLE001 - a failed API call is an Error status
                 return Status.from_error(e)
         self.clear_nominated_node_name(self.lower_priority_nominated_pods(pod, c.name))
