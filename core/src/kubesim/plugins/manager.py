@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import pluggy
 
+from kubesim.errors import ApiError
 from kubesim.plugins import hookspecs
+from kubesim.plugins.crash import PluginCrashed
 from kubesim.plugins.markers import PROJECT
 
 if TYPE_CHECKING:
@@ -181,7 +183,12 @@ class Hooks:
 
             def admit(request: AdmissionRequest, _fn: Callable[..., Any] = impl.function,
                       _name: str = plugin_name) -> AdmissionResponse | None:
-                response: AdmissionResponse | None = _fn(request=request)
+                try:
+                    response: AdmissionResponse | None = _fn(request=request)
+                except (ApiError, PluginCrashed):
+                    raise  # a write the hook made failed, or a plugin it reached raised
+                except Exception as exc:
+                    raise PluginCrashed(f'admission plugin "{_name}"', exc, _fn.__module__) from exc
                 if response is not None and not response.name:
                     response = attrs.evolve(response, name=_name)
                 return response
