@@ -9,8 +9,8 @@ work and fails the step (`NotSettled`, naming the controllers) when
 - `idle_loops + idle_loops_per_object * objects` loops in a row changed nothing in the
   cluster (a controller reports work it does not do, or its waiter never holds), or
 - the step ran `step_loops + step_loops_per_object * objects` loops in all (a controller
-  writes forever),
-where `objects` is the number of objects in the cluster when the step's guard was made.
+  rewrites objects forever),
+where `objects` is the number of objects in the cluster at the time.
 """
 
 from __future__ import annotations
@@ -38,9 +38,10 @@ IDLE_LOOPS = 1000
 """Loops in a row without a cluster change before a step fails (plus IDLE_LOOPS_PER_OBJECT each)."""
 IDLE_LOOPS_PER_OBJECT = 4
 """Extra idle loops allowed per object: the scheduler tries each pending pod twice without writing."""
-STEP_LOOPS = 100_000
+STEP_LOOPS = 10_000
 """Loops in one step before it fails (plus STEP_LOOPS_PER_OBJECT per object)."""
 STEP_LOOPS_PER_OBJECT = 100
+"""Extra loops allowed per object: a workload's pods each take a few loops of a few controllers."""
 
 
 class Settleable(Protocol):
@@ -77,18 +78,23 @@ def _names(names: Iterable[str]) -> str:
     return ", ".join(f'"{n}"' for n in names)
 
 
-class LoopGuard:
-    """Counts one step's loops against `limits`; `changes()` is the cluster's write count.
+def _no_objects() -> int:
+    return 0
 
-    `label` starts the failure messages (e.g. "step 2").
+
+class LoopGuard:
+    """Counts one step's loops against `limits`.
+
+    `changes()` is the cluster's write count, `objects()` its number of objects; `label`
+    starts the failure messages (e.g. "step 2").
     """
 
-    def __init__(self, changes: Callable[[], int], *, objects: int = 0, limits: SettleLimits = SettleLimits(),
-                 label: str = "step") -> None:
+    def __init__(self, changes: Callable[[], int], *, objects: Callable[[], int] = _no_objects,
+                 limits: SettleLimits = SettleLimits(), label: str = "step") -> None:
         self.changes = changes
+        self.objects = objects
+        self.limits = limits
         self.label = label
-        self.idle_limit = limits.idle_loops + limits.idle_loops_per_object * objects
-        self.step_limit = limits.step_loops + limits.step_loops_per_object * objects
         self.loops = 0
         self.idle = 0
         self._seen = changes()
@@ -96,6 +102,7 @@ class LoopGuard:
 
     def tick(self, name: str) -> None:
         """Count one loop of controller `name` that reported work; raise NotSettled past a bound."""
+        limits = self.limits
         self.loops += 1
         seen = self.changes()
         if seen != self._seen:
@@ -105,17 +112,20 @@ class LoopGuard:
         else:
             self.idle += 1
             self._busy[name] = None
-        if self.idle >= self.idle_limit:
-            busy = list(self._busy)
+            if (self.idle >= limits.idle_loops
+                    and self.idle >= limits.idle_loops + limits.idle_loops_per_object * self.objects()):
+                busy = list(self._busy)
+                raise NotSettled(
+                    f"{self.label} did not settle: {'controller' if len(busy) == 1 else 'controllers'} "
+                    f"{_names(busy)} still {'reports' if len(busy) == 1 else 'report'} work after {self.idle} "
+                    "loops without changing the cluster",
+                    busy,
+                )
+        if (self.loops >= limits.step_loops
+                and self.loops >= limits.step_loops + limits.step_loops_per_object * self.objects()):
             raise NotSettled(
-                f"{self.label} did not settle: {'controller' if len(busy) == 1 else 'controllers'} "
-                f"{_names(busy)} still report work after {self.idle} loops without changing the cluster",
-                busy,
-            )
-        if self.loops >= self.step_limit:
-            raise NotSettled(
-                f"{self.label} did not settle: {self.loops} controller loops (the limit) and "
-                f'controller "{name}" still changes the cluster',
+                f"{self.label} did not settle: controller \"{name}\" still changes the cluster after "
+                f"{self.loops} loops in this step",
                 [name],
             )
 
@@ -130,7 +140,7 @@ def settle(
     *,
     changes: Callable[[], int],
     limits: SettleLimits = SettleLimits(),
-    objects: int = 0,
+    objects: Callable[[], int] = _no_objects,
     guard: LoopGuard | None = None,
     run: Callable[[Settleable], bool] = _run_once,
 ) -> None:

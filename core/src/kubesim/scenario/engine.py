@@ -139,6 +139,7 @@ class ScenarioRun:
         self.simulation: tuple[str, ...] = ()
         self.pre_simulation: tuple[str, ...] = ()
         self._writes = 0  # every committed write: a step's loops must change the cluster
+        self._objects = 0  # objects in the cluster, counted from each step's start
         self._guard = LoopGuard(lambda: self._writes)
         # the in-cluster Scenario's spec changed since self.scenario.spec was last read from it
         self._spec_changed = False
@@ -266,8 +267,9 @@ class ScenarioRun:
                 done_op = op
                 continue
             self._apply(index, op)
-        # one bound on the step's loops, counted from its size once its operations are applied
-        self._guard = LoopGuard(lambda: self._writes, objects=len(self.cluster.objects()),
+        # bounds on the step's loops (kubesim.controllers.settle), relative to the cluster's size
+        self._objects = len(self.cluster.objects())
+        self._guard = LoopGuard(lambda: self._writes, objects=lambda: self._objects,
                                 limits=self.options.settle_limits, label=f"step {status.step.major}")
         self._settle()
         self._set_phase(StepPhase.OPERATING_COMPLETED)
@@ -417,6 +419,7 @@ class ScenarioRun:
 
     def _on_write(self, event: WatchEvent) -> None:
         self._writes += 1
+        self._objects += (event.type == "ADDED") - (event.type == "DELETED")
         status = self.scenario.status.step_status
         if (event.actor == status.running_simulation_controller
                 and status.phase == StepPhase.CONTROLLER_RUNNING):
