@@ -19,7 +19,7 @@ __all__ = ["PluginCrashed", "crash_message", "raised_at"]
 def _package_base(module: str) -> str | None:
     """The directory holding `module`'s top-level package (or the module file itself)."""
     root = sys.modules.get(module.partition(".")[0])
-    path = getattr(root, "__file__", None) if root is not None else None
+    path: str | None = getattr(root, "__file__", None) if root is not None else None
     if not path:
         return None
     base = os.path.dirname(os.path.abspath(path))
