@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from kubesim.controllers import ControllerWaiter
-from kubesim.controllers.settle import LoopGuard, NotSettled, SettleLimits, settle
+from kubesim.controllers import LoopGuard, NotSettled, SettleLimits, settle
 
 
 class Fake:
