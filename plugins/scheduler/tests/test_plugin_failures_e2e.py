@@ -42,14 +42,16 @@ OPERATIONS = [_node("n0", 0), _node("n1", 0), _pod("p0", 1), _pod("p1", 1), _nod
               {"id": "end", "step": 3, "doneOperation": {}}]
 
 
-def _run(tmp_path: Path, point: str, plugin: str) -> tuple[Any, dict[str, Any] | None]:
+def _run(tmp_path: Path, point: str, plugin: str,
+         operations: list[dict[str, Any]] = OPERATIONS) -> tuple[Any, dict[str, Any] | None]:
+    """Run the scheduler with `plugin` enabled at `point` (none when empty); (process, result)."""
     scenario = {
         "apiVersion": "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "kind": "Scenario",
         "metadata": {"name": "failing"},
         "spec": {"controllers": {"simulationControllers": {"enabled": [{"name": "scheduler"}]}},
-                 "operations": OPERATIONS},
+                 "operations": operations},
     }
-    plugins: dict[str, Any] = {point: {"enabled": [{"name": plugin}]}}
+    plugins: dict[str, Any] = {point: {"enabled": [{"name": plugin}]}} if plugin else {}
     if point == "bind":
         plugins["bind"]["disabled"] = [{"name": "DefaultBinder"}]
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(scenario))
@@ -125,3 +127,19 @@ def test_a_plugin_exception_fails_the_scenario_naming_the_plugin_and_line(
     assert [e["id"] for e in timeline["0"]] == ["n0", "n1"]
     assert [e["id"] for e in timeline["1"]] == ["p0", "p1"]
     assert result["status"]["stepStatus"]["step"] == {"major": 1, "minor": 0}
+
+
+def test_an_admission_hook_raising_on_a_binding_fails_the_scenario(tmp_path: Path) -> None:
+    # DefaultBinder turns a failed API call into an Error status; a plugin crash goes through
+    operations = [_node("n0", 0), _pod("p0", 1), _pod("crash-on-bind", 1),
+                  {"id": "end", "step": 2, "doneOperation": {}}]
+    proc, result = _run(tmp_path, "", "", operations)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert result is not None and result["status"]["phase"] == "Failed"
+    assert result["status"]["message"] == (
+        'admission plugin "kubesim_failing_plugins" raised RuntimeError: no binding for you at '
+        f"kubesim_failing_plugins.py:{_line_of('CRASH-ADMISSION')}")
+    # p0 was bound before: the result holds its podScheduled event
+    assert [e.get("podScheduled", {}).get("pod", {}).get("metadata", {}).get("name")
+            for e in result["status"]["scenarioResult"]["timeline"]["1"] if "podScheduled" in e] == ["p0"]

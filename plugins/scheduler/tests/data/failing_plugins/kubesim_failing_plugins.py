@@ -1,5 +1,6 @@
 """Scheduler plugins that fail on purpose: Error statuses at every extension point, scores out
-of range, and Python exceptions. Loaded with KUBESIM_PLUGINS by test_plugin_failures_e2e.py."""
+of range, and Python exceptions; an admission hook that raises when a pod named "crash-on-bind"
+is bound. Loaded with KUBESIM_PLUGINS by test_plugin_failures_e2e.py."""
 
 from __future__ import annotations
 
@@ -145,3 +146,11 @@ PLUGINS = [ErrorPreFilter, ErrorFilter, ErrorPreScore, ErrorScore, ErrorNormaliz
 @hookimpl
 def kubesim_scheduler_plugins() -> dict[str, type]:
     return {p.name: p for p in PLUGINS}
+
+
+@hookimpl
+def kubesim_admission(request: Any) -> None:
+    """Raises when the scheduler binds a pod named "crash-on-bind"."""
+    if request.subresource == "binding" and request.name == "crash-on-bind":
+        raise RuntimeError("no binding for you")  # CRASH-ADMISSION
+    return None

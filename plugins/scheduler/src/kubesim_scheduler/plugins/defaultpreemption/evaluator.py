@@ -226,12 +226,16 @@ class Evaluator:
             all_gone = True
             try:
                 self.clear_nominated_node_name(self.lower_priority_nominated_pods(pod, c.name))
+            except PluginCrashed:
+                raise
             except Exception:  # noqa: BLE001 - not critical, upstream only records it
                 failed = True
             for victim in victims[:-1]:
                 try:
                     if self.handle.preempt_pod(victim.pod, pod, c.name):
                         all_gone = False
+                except PluginCrashed:
+                    raise
                 except Exception:  # noqa: BLE001 - the remaining victims are cancelled
                     failed = True
                     break
@@ -239,6 +243,8 @@ class Evaluator:
             try:
                 if self.handle.preempt_pod(victims[-1].pod, pod, c.name):
                     all_gone = False
+            except PluginCrashed:
+                raise
             except Exception:  # noqa: BLE001
                 failed = True
             if failed or all_gone:
