@@ -24,7 +24,13 @@ from .framework.cycle_state import CycleState
 from .framework.interface import Plugin, PreFilterResult
 from .framework.node_info import NodeInfoList
 from .framework.pod_info import PodInfo
-from .framework.profile_config import DEFAULT_SCHEDULER_NAME, EXTENSION_POINTS, POINT_INTERFACES, ProfileConfig
+from .framework.profile_config import (
+    DEFAULT_MULTI_POINT,
+    DEFAULT_SCHEDULER_NAME,
+    EXTENSION_POINTS,
+    POINT_INTERFACES,
+    ProfileConfig,
+)
 from .framework.runtime import Framework
 from .framework.status import Status
 from .framework.views import PluginHandle
@@ -40,6 +46,7 @@ __all__ = [
     "register_plugin_as_extensions",
     "register_filter_plugin",
     "register_score_plugin",
+    "default_plugins",
 ]
 
 
@@ -92,6 +99,11 @@ def register_score_plugin(
 ) -> PluginRegistration:
     """RegisterScorePlugin: PreScore (if implemented) and Score, with a weight."""
     return register_plugin_as_extensions(plugin, *_implemented(plugin, ("preScore", "score")), weight=weight, args=args)
+
+
+def default_plugins() -> list[PluginRegistration]:
+    """The default profile's plugins with their weights (kube-scheduler v1.34 multiPoint)."""
+    return [register_plugin(name, weight=weight or 1) for name, weight in DEFAULT_MULTI_POINT]
 
 
 def _implemented(plugin: type[Plugin] | str, points: Sequence[str]) -> list[str]:
