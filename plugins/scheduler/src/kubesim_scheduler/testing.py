@@ -201,14 +201,17 @@ class PluginTestFramework:
             rows.append(row)
         return np.array(rows, dtype=np.intp)
 
+    def _pod_info(self, pod: Mapping[str, Any]) -> PodInfo:
+        return self.framework.handle.pod_info(pod)
+
     def cycle_state(self, pod: Mapping[str, Any]) -> CycleState:
         """A fresh CycleState for scheduling `pod`."""
-        return CycleState(PodInfo(pod))
+        return CycleState(self._pod_info(pod))
 
     def pre_filter(self, pod: Mapping[str, Any], state: CycleState | None = None) -> tuple[PreFilterResult | None, Status | None]:
         """RunPreFilterPlugins over every node: the merged node narrowing and the status."""
         state = state if state is not None else self.cycle_state(pod)
-        pi = state.pod_info if state.pod_info is not None else PodInfo(pod)
+        pi = state.pod_info if state.pod_info is not None else self._pod_info(pod)
         table = self.scheduler.table
         result, status, _ = self.framework.run_pre_filter(state, pi, NodeInfoList(table, table.order))
         return result, status
@@ -218,7 +221,7 @@ class PluginTestFramework:
 
         A failed PreFilter is every node's status. Statuses carry the rejecting plugin's name.
         """
-        pi = PodInfo(pod)
+        pi = self._pod_info(pod)
         state = CycleState(pi)
         names = list(node_names) if node_names is not None else list(self.node_names)
         _, status = self.pre_filter(pod, state)
@@ -234,7 +237,7 @@ class PluginTestFramework:
 
         Plugins that PreScore skipped are absent.
         """
-        pi = PodInfo(pod)
+        pi = self._pod_info(pod)
         state = CycleState(pi)
         names = list(node_names) if node_names is not None else list(self.node_names)
         rows = self._rows(names)

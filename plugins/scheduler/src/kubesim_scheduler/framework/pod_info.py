@@ -97,7 +97,7 @@ class PodInfo:
         "images", "num_containers", "required_affinity_terms", "required_anti_affinity_terms",
         "preferred_affinity_terms", "preferred_anti_affinity_terms", "parse_error",
         "has_affinity", "has_required_anti_affinity", "scheduling_gates", "cache",
-        "_fit_request", "_score_requests",
+        "_fit_request", "_score_requests", "_score_request_lists",
     )
 
     def __init__(self, pod: Mapping[str, Any]) -> None:
@@ -116,6 +116,9 @@ class PodInfo:
         self.cache: dict[str, Any] = {}
         self._fit_request: Resource | None = None
         self._score_requests: dict[tuple[str, bool], int] = {}
+        # PodRequests per use_requested, for score_request; kept out of `cache`, which is the
+        # plugins' memo keyed by plugin name
+        self._score_request_lists: dict[bool, dict[str, int]] = {}
 
         # CalculateResource: requests (with status resources, pod-level requests) + non-zero.
         reqs = pod_requests(pod, use_status=True)
@@ -199,10 +202,10 @@ class PodInfo:
             nm = None if use_requested else {
                 "cpu": DEFAULT_MILLI_CPU_REQUEST * 10**6, "memory": DEFAULT_MEMORY_REQUEST * NANO,
             }
-            reqs = self.cache.get(("score-reqs", use_requested))
+            reqs = self._score_request_lists.get(use_requested)
             if reqs is None:
                 reqs = pod_requests(self.pod, non_missing=nm, use_status=True)
-                self.cache[("score-reqs", use_requested)] = reqs
+                self._score_request_lists[use_requested] = reqs
             q = reqs.get(resource, 0)
             v = nano_to_milli(q) if resource == "cpu" else nano_to_value(q)
             self._score_requests[k] = v
