@@ -12,11 +12,10 @@ from typing import Any
 import attrs
 
 from ..labels import Selector, SelectorError, label_selector_as_selector
-from ..quantity import nano_to_milli, nano_to_value
+from ..quantity import NANO, nano_to_milli, nano_to_value
 from ..resources import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
-    NANO,
     Resource,
     is_pod_level_requests_set,
     max_resource_from_list,
