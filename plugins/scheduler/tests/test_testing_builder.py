@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from kubesim.plugins.crash import PluginCrashed
 from scheduler_harness import make_node, make_pod
 
 from kubesim_scheduler import api
@@ -66,6 +67,20 @@ class OutOfRange(api.ScorePlugin):
 
     def score(self, state: api.CycleState, pod: Mapping[str, Any], node_info: api.NodeInfo) -> int:
         return 150
+
+
+class Crashes(api.FilterPlugin):
+    name = "Crashes"
+
+    def filter(self, state: api.CycleState, pod: Mapping[str, Any], node_info: api.NodeInfo) -> api.Status | None:
+        return {"a": None}[node_info.name]
+
+
+def test_a_plugin_exception_surfaces_naming_the_plugin() -> None:
+    fw = new_framework([register_filter_plugin(Crashes)], NODES)
+    with pytest.raises(PluginCrashed, match='scheduler plugin "Crashes" \\(Filter\\)') as info:
+        fw.filter(make_pod())
+    assert isinstance(info.value.error, KeyError)
 
 
 def test_filter_gives_each_node_its_status_with_the_plugin_name() -> None:
