@@ -86,8 +86,8 @@ def _affinity_term(namespace: str, t: Mapping[str, Any]) -> AffinityTerm:
 class PodInfo:
     """A pod with everything the scheduler derives from it, computed once.
 
-    `cache` is a per-pod memo that plugins may use for their own parsed forms (keyed by
-    plugin name); a PodInfo is rebuilt whenever the pod object changes.
+    `cache` is a per-pod memo that plugins may use for their own parsed forms (string keys
+    starting with the plugin's name); a PodInfo is rebuilt whenever the pod object changes.
     """
 
     __slots__ = (

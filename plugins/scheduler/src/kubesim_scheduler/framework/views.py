@@ -48,8 +48,8 @@ class ResourceView(Protocol):
 class PodInfoView(Protocol):
     """A pod and what the scheduler parsed from it once (read-only; `cache` is the plugin memo).
 
-    `cache` is a per-pod dict plugins may use for their own parsed forms, keyed by the
-    plugin's name; it lives as long as this pod object.
+    `cache` is a per-pod dict plugins may use for their own parsed forms, under string keys
+    that start with the plugin's name; it lives as long as this pod object.
     """
 
     @property
