@@ -140,6 +140,10 @@ def test_bad_registrations_say_what_was_expected() -> None:
         register_plugin_as_extensions("NodeResourcesFit", "Filter")
     with pytest.raises(ValueError, match="plugin 'NoSuch' is not an in-tree plugin; register its class instead"):
         new_framework([register_plugin("NoSuch")])
+    with pytest.raises(ValueError, match="plugin 'BySize': weight 0: expected a positive integer"):
+        register_score_plugin(BySize, weight=0)
+    with pytest.raises(ValueError, match="plugin 'OnlyBig' is registered twice"):
+        new_framework([register_filter_plugin(OnlyBig), register_plugin(OnlyBig)])
     with pytest.raises(ValueError, match="plugin 'OnlyBig' does not implement the score extension point"):
         new_framework([register_plugin_as_extensions(OnlyBig, "score")])
     with pytest.raises(ValueError, match="initializing plugin 'NodeResourcesFit'"):

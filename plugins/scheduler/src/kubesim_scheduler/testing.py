@@ -76,6 +76,7 @@ def register_plugin(
     plugin: type[Plugin] | str, *, weight: int = 1, args: Mapping[str, Any] | None = None,
 ) -> PluginRegistration:
     """Register a plugin at every extension point it implements."""
+    _check_weight(plugin, weight)
     return PluginRegistration(plugin, None, weight, args)
 
 
@@ -83,6 +84,7 @@ def register_plugin_as_extensions(
     plugin: type[Plugin] | str, *points: str, weight: int = 1, args: Mapping[str, Any] | None = None,
 ) -> PluginRegistration:
     """RegisterPluginAsExtensions: register a plugin at the named extension points only."""
+    _check_weight(plugin, weight)
     for p in points:
         if p not in EXTENSION_POINTS:
             raise ValueError(f"extension point {p!r}: expected one of {', '.join(EXTENSION_POINTS)}")
@@ -106,7 +108,14 @@ def default_plugins() -> list[PluginRegistration]:
     return [register_plugin(name, weight=weight or 1) for name, weight in DEFAULT_MULTI_POINT]
 
 
-def _implemented(plugin: type[Plugin] | str, points: Sequence[str]) -> list[str]:
+def _check_weight(plugin: type[Plugin] | str, weight: int) -> None:
+    if isinstance(weight, bool) or not isinstance(weight, int) or weight < 1:
+        name = plugin if isinstance(plugin, str) else getattr(plugin, "name", plugin)
+        raise ValueError(f"plugin {name!r}: weight {weight!r}: expected a positive integer")
+
+
+def _implemented(plugin: type[Plugin] | str, points: Sequence[str] = EXTENSION_POINTS) -> list[str]:
+    """The extension points among `points` that the plugin's class implements."""
     cls = _resolve(plugin, in_tree_registry())
     return [p for p in points if issubclass(cls, POINT_INTERFACES[p])]
 
@@ -129,8 +138,10 @@ def _profile(registrations: Sequence[PluginRegistration], profile_name: str) -> 
     args: dict[str, Any] = {}
     for reg in registrations:
         cls = _resolve(reg.plugin, registry)
+        if cls.name in weights:
+            raise ValueError(f"plugin {cls.name!r} is registered twice")
         registry[cls.name] = cls
-        wanted = reg.points if reg.points is not None else [p for p in EXTENSION_POINTS if issubclass(cls, POINT_INTERFACES[p])]
+        wanted = reg.points if reg.points is not None else _implemented(cls)
         for p in wanted:
             if not issubclass(cls, POINT_INTERFACES[p]):
                 raise ValueError(f"plugin {cls.name!r} does not implement the {p} extension point")
