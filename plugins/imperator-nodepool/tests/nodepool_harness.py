@@ -8,18 +8,11 @@ moves simulated time on first, as a new MajorStep does.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterable
 from datetime import timedelta
-from importlib.metadata import entry_points
-from pathlib import Path
 from typing import Any
 
 import attrs
-import pytest
 from kubesim import ControllerContext, ScenarioStep
 from kubesim.api import StepPhase
 from kubesim.clock import DEFAULT_EPOCH, Clock
@@ -128,24 +121,3 @@ def annotations(obj: dict[str, Any]) -> dict[str, str]:
 def taints(node: dict[str, Any]) -> list[dict[str, Any]]:
     return list((node.get("spec") or {}).get("taints") or [])
 
-
-def run_kubesim(scenario: str, workdir: Any, keep: tuple[str, ...]) -> tuple[int, str, dict[str, Any], list[Any]]:
-    """`kubesim run` of a scenario (YAML text) with only the plugins in `keep`; skips when one is missing.
-
-    Returns the exit code, stderr, the result and the exported cluster's items.
-    """
-    installed = {ep.name for ep in entry_points(group="kubesim")}
-    missing = sorted(set(keep) - installed)
-    if missing:
-        pytest.skip(f"kubesim plugins not installed: {', '.join(missing)}")
-    workdir = Path(workdir)
-    (workdir / "scenario.yaml").write_text(scenario)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KUBESIM_", "IMPERATOR_"))}
-    env["KUBESIM_DISABLED_PLUGINS"] = ",".join(sorted(installed - set(keep)))
-    proc = subprocess.run(
-        [str(Path(sys.executable).parent / "kubesim"), "run", "scenario.yaml", "-o", "result.json",
-         "--export-cluster", "state.json"],
-        cwd=workdir, env=env, capture_output=True, text=True, timeout=300, check=False)
-    result = json.loads((workdir / "result.json").read_text()) if (workdir / "result.json").exists() else {}
-    state = json.loads((workdir / "state.json").read_text())["items"] if (workdir / "state.json").exists() else []
-    return proc.returncode, proc.stderr, result, state

@@ -1,0 +1,202 @@
+"""A scenario's world without the scenario engine: a cluster, a clock, a timeline and the
+controllers under test, stepped and settled by the test the way the engine does it.
+
+    with SimEnv(controllers=[ReplicaSetController], objects=[replicaset("web", 3)]) as env:
+        env.settle()
+        assert len(env.list("v1", "Pod", "default")) == 3
+
+The test plays whatever does not run (a scheduler, a kubelet) with `env.client(actor)`.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from types import TracebackType
+from typing import Any
+
+from kubesim.api import ScenarioStep, ScenarioStepStatus
+from kubesim.clock import DEFAULT_EPOCH, Clock
+from kubesim.cluster import Admitter, Cluster
+from kubesim.controllers import Client, Controller, ControllerContext, ControllerFactory
+from kubesim.errors import AlreadyExists, NotFound
+from kubesim.plugins import Hooks, load_plugins
+from kubesim.scenario.recorder import TimelineRecorder
+
+__all__ = ["DEFAULT_SETTLE_LIMIT", "SettleError", "SimEnv", "settle_controllers"]
+
+DEFAULT_SETTLE_LIMIT = 100_000
+"""Controller loops one settle may run before the test fails (a controller that never settles)."""
+
+_PATCH_TYPES = {"merge": "application/merge-patch+json", "strategic": "application/strategic-merge-patch+json",
+                "json": "application/json-patch+json"}
+
+
+class SettleError(AssertionError):
+    """The controllers did not settle: they kept working, or one stopped with its waiter unsatisfied."""
+
+
+def settle_controllers(controllers: Sequence[Controller], limit: int = DEFAULT_SETTLE_LIMIT) -> int:
+    """Run `controllers` round-robin until none has work, then require every waiter to hold.
+
+    The scenario engine's PreSimulationControllers settle (ScenarioRun._settle), kept here
+    until the engine exposes it. Returns the loops that did work.
+    """
+    loops = 0
+    while True:
+        progress = False
+        for controller in controllers:
+            if controller.run_once():
+                progress = True
+                loops += 1
+        if loops > limit:
+            raise SettleError(f"controllers did not settle within {limit} loops: "
+                              f"{', '.join(c.name for c in controllers)}")
+        if not progress:
+            break
+    for controller in controllers:
+        if not controller.waiter().satisfied():
+            blocker = getattr(controller, "last_blocker", "")
+            raise SettleError(f"{controller.name} has nothing left to do but its waiter is not satisfied"
+                              + (f": {blocker}" if blocker else ""))
+    return loops
+
+
+class SimEnv:
+    """The controllers under test on a fresh cluster; the test's own writes are the scenario's."""
+
+    def __init__(
+        self,
+        controllers: Iterable[ControllerFactory | Callable[[ControllerContext], Controller]] = (),
+        objects: Iterable[Mapping[str, Any]] = (),
+        *,
+        seed: int = 0,
+        crds: Iterable[Mapping[str, Any]] = (),
+        admitters: Iterable[Admitter] = (),
+        options: Mapping[str, Any] | None = None,
+        start_time: datetime = DEFAULT_EPOCH,
+        step_duration: timedelta = timedelta(seconds=10),
+        hooks: Hooks | None = None,
+        record_timeline: bool = True,
+    ) -> None:
+        self.seed = seed
+        self.step_duration = step_duration
+        self.clock = Clock(start_time)
+        self.cluster = Cluster(self.clock, seed=seed)
+        self.step_status = ScenarioStepStatus()
+        self.hooks = hooks if hooks is not None else load_plugins(entry_points=False)
+        self.options: Mapping[str, Any] = dict(options or {})
+        self.timeline = TimelineRecorder(lambda: self.step_status.step)
+        if record_timeline:
+            self.cluster.watch(self.timeline.observe)
+        for crd in crds:
+            self.cluster.registry.register_crd(dict(crd))
+        for admit in admitters:
+            self.cluster.add_admitter(admit, phase="mutating")
+            self.cluster.add_admitter(admit, phase="validating")
+        self.controllers: list[Controller] = [self._start(factory) for factory in controllers]
+        for obj in objects:
+            self.create(obj)
+
+    def _start(self, factory: Callable[[ControllerContext], Controller]) -> Controller:
+        name = str(getattr(factory, "name"))
+        ctx = ControllerContext(name=name, cluster=self.cluster, clock=self.clock, timeline=self.timeline,
+                                hooks=self.hooks, gate=self.step_status, options=self.options, seed=self.seed)
+        return factory(ctx)
+
+    # --- lifecycle ------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop the controllers' watches."""
+        for controller in self.controllers:
+            controller.close()
+
+    def __enter__(self) -> SimEnv:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def controller(self, name: str) -> Controller:
+        """The running controller called `name`."""
+        for controller in self.controllers:
+            if controller.name == name:
+                return controller
+        raise KeyError(f"no controller {name!r} runs here (running: {', '.join(c.name for c in self.controllers)})")
+
+    # --- steps ----------------------------------------------------------------------
+
+    @property
+    def current_step(self) -> ScenarioStep:
+        """The current step (MajorStep, MinorStep)."""
+        return self.step_status.step
+
+    def settle(self, limit: int = DEFAULT_SETTLE_LIMIT) -> int:
+        """Run the controllers until none has work and every waiter holds; returns the loops run."""
+        return settle_controllers(self.controllers, limit)
+
+    def step(self, seconds: float | None = None) -> None:
+        """Start the next MajorStep (`seconds` later, default the step duration) and settle."""
+        self.clock.advance(self.step_duration if seconds is None else timedelta(seconds=seconds))
+        self.step_status.step = ScenarioStep(self.step_status.step.major + 1, 0)
+        self.settle()
+
+    # --- objects (as the scenario's operations) ---------------------------------------
+
+    def client(self, actor: str) -> Client:
+        """A client whose writes are attributed to `actor` (play "scheduler", "kubelet", ...)."""
+        return Client(self.cluster, actor)
+
+    def create(self, obj: Mapping[str, Any], *, actor: str = "scenario") -> dict[str, Any]:
+        """Create `obj`; returns the stored object."""
+        return self.cluster.create(dict(obj), actor=actor)
+
+    def apply(self, obj: Mapping[str, Any], *, actor: str = "scenario") -> dict[str, Any]:
+        """Create `obj`, or replace the stored one of the same name (its resourceVersion is taken over)."""
+        try:
+            return self.cluster.create(dict(obj), actor=actor)
+        except AlreadyExists:
+            meta = obj["metadata"]
+            stored = self.cluster.get(obj["apiVersion"], obj["kind"], meta["name"], meta.get("namespace"))
+            new = {**obj, "metadata": {**meta, "resourceVersion": stored["metadata"]["resourceVersion"]}}
+            return self.cluster.update(new, actor=actor)
+
+    def update(self, obj: Mapping[str, Any], *, actor: str = "scenario",
+               subresource: str | None = None) -> dict[str, Any]:
+        """Replace the stored object (or its `subresource`, e.g. "status")."""
+        return self.cluster.update(dict(obj), actor=actor, subresource=subresource)
+
+    def patch(self, api_version: str, kind: str, name: str, body: Any, *, namespace: str | None = None,
+              patch_type: str = "merge", subresource: str | None = None, actor: str = "scenario") -> dict[str, Any]:
+        """Patch an object ("merge", "strategic" or "json" patch)."""
+        return self.cluster.patch(api_version, kind, name, body, _PATCH_TYPES.get(patch_type, patch_type),
+                                  namespace=namespace, actor=actor, subresource=subresource)
+
+    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None, *,
+               actor: str = "scenario", **options: Any) -> None:
+        """Delete an object (options: propagation_policy, grace_period_seconds)."""
+        self.cluster.delete(api_version, kind, name, namespace, actor=actor, **options)
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
+        """A copy of one object; NotFound when it does not exist."""
+        return self.cluster.get(api_version, kind, name, namespace)
+
+    def exists(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> bool:
+        """Whether the object exists."""
+        try:
+            self.cluster.get(api_version, kind, name, namespace)
+        except NotFound:
+            return False
+        return True
+
+    def list(self, api_version: str, kind: str, namespace: str | None = None, *,
+             label_selector: str | Mapping[str, Any] | None = None) -> builtins.list[dict[str, Any]]:
+        """The objects of a kind, sorted by (namespace, name); read-only."""
+        return list(self.cluster.list(api_version, kind, namespace, label_selector=label_selector))
+
+    def events(self) -> builtins.list[Any]:
+        """The recorded timeline events in order (MajorSteps ascending)."""
+        return [e for major in sorted(self.timeline.timeline, key=int) for e in self.timeline.timeline[major]]
