@@ -1,91 +1,27 @@
-"""An in-process world for the Machine plugin's tests: a cluster with the imperator CRDs, the
-API server's admission for them and for StatefulSets, a clock, a timeline, and the controllers
-under test. The test plays whatever is not running (the scheduler, the kubelet) by hand.
-
-`Sim.settle()` runs the controllers round-robin until none has work, as the scenario engine
-does, and then checks that every waiter holds; `Sim.advance(seconds)` moves simulated time
-on first, as a new MajorStep does.
-"""
+"""The Machine plugin's world: kubesim.testing's SimEnv with the imperator CRDs and the API
+server's admission for them and for StatefulSets. The test plays whatever is not running (the
+scheduler, the kubelet) by hand."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from datetime import timedelta
+from collections.abc import Iterable
 from typing import Any
 
-import attrs
-from kubesim import ControllerContext, ScenarioStep
-from kubesim.api import StepPhase
-from kubesim.clock import DEFAULT_EPOCH, Clock
-from kubesim.cluster import Admitter, Cluster
-from kubesim.controllers import Controller
-from kubesim.plugins import load_plugins
-from kubesim.scenario.recorder import TimelineRecorder
+from kubesim import testing
+from kubesim.cluster import Admitter
+from kubesim.controllers import ControllerFactory
+from kubesim.testing import SimEnv
 from kubesim_imperator_machine import MACHINE_CRD, admit_machine
 from kubesim_imperator_nodepool import API_VERSION, MACHINE_NODE_POOL_CRD, admit_machine_node_pool
 from kubesim_statefulset import admit_statefulset
 
 
-@attrs.define
-class Gate:
-    step: ScenarioStep = attrs.field(factory=lambda: ScenarioStep(0, 0))
-    phase: StepPhase | None = None
-    running_simulation_controller: str = ""
-
-
-class Sim:
+class Sim(SimEnv):
     """Controllers under test on a fresh cluster; writes made by the test are the scenario's."""
 
-    def __init__(self, *factories: Callable[[ControllerContext], Controller],
-                 admitters: Iterable[Admitter] = ()) -> None:
-        self.clock = Clock(DEFAULT_EPOCH)
-        self.cluster = Cluster(self.clock)
-        self.gate = Gate()
-        self.timeline = TimelineRecorder(lambda: self.gate.step)
-        self.cluster.watch(self.timeline.observe)
-        for crd in (MACHINE_CRD, MACHINE_NODE_POOL_CRD):
-            self.cluster.registry.register_crd(crd)
-        for admit in (admit_machine, admit_machine_node_pool, admit_statefulset, *admitters):
-            self.cluster.add_admitter(admit, phase="mutating")
-            self.cluster.add_admitter(admit, phase="validating")
-        hooks = load_plugins(entry_points=False)
-        self.controllers: list[Controller] = []
-        for factory in factories:
-            ctx = ControllerContext(name=factory.name, cluster=self.cluster, clock=self.clock,
-                                    timeline=self.timeline, hooks=hooks, gate=self.gate, options={})
-            self.controllers.append(factory(ctx))
-
-    def close(self) -> None:
-        for c in self.controllers:
-            c.close()
-
-    def settle(self, limit: int = 100_000) -> int:
-        """Run until no controller has work; every waiter must hold then. Returns the loops run."""
-        loops = 0
-        while True:
-            progress = False
-            for c in self.controllers:
-                if c.run_once():
-                    progress = True
-                    loops += 1
-            if loops > limit:
-                raise AssertionError(f"controllers did not settle within {limit} loops")
-            if not progress:
-                break
-        for c in self.controllers:
-            assert c.waiter().satisfied(), f"{c.name} is not settled: {getattr(c, 'last_blocker', '')}"
-        return loops
-
-    def advance(self, seconds: float = 10) -> None:
-        """The next MajorStep: move the clock on, then settle."""
-        self.clock.advance(timedelta(seconds=seconds))
-        self.gate.step = ScenarioStep(self.gate.step.major + 1, 0)
-        self.settle()
-
-    # --- objects -----------------------------------------------------------------------
-
-    def create(self, obj: dict[str, Any]) -> dict[str, Any]:
-        return self.cluster.create(obj)
+    def __init__(self, *factories: ControllerFactory, admitters: Iterable[Admitter] = ()) -> None:
+        super().__init__(factories, crds=(MACHINE_CRD, MACHINE_NODE_POOL_CRD),
+                         admitters=(admit_machine, admit_machine_node_pool, admit_statefulset, *admitters))
 
     def machine(self, name: str) -> dict[str, Any]:
         return self.cluster.get(API_VERSION, "Machine", name)
@@ -124,8 +60,8 @@ class Sim:
 
 
 def namespace(name: str, inject: bool = False) -> dict[str, Any]:
-    labels = {"imperator.tenzen.io/inject-resource": "enabled"} if inject else {}
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
+    """A namespace, labelled for the pod injector when `inject`."""
+    return testing.namespace(name, labels={"imperator.tenzen.io/inject-resource": "enabled"} if inject else None)
 
 
 def node(name: str, **status: Any) -> dict[str, Any]:

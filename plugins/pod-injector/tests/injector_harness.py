@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kubesim.clock import DEFAULT_EPOCH, Clock
-from kubesim.cluster import Cluster
+from kubesim.testing import SimEnv, namespace
 from kubesim_imperator_machine import MACHINE_CRD, MACHINE_WEBHOOKS, admit_machine
 from kubesim_imperator_nodepool import (
     API_VERSION,
@@ -21,29 +20,22 @@ from kubesim_imperator_nodepool import (
 from kubesim_pod_injector import INJECTOR_WEBHOOK, admit_pod
 
 
-class World:
+class World(SimEnv):
     """The cluster and the webhooks bound to it; `close()` stops serving them."""
 
     def __init__(self) -> None:
-        self.clock = Clock(DEFAULT_EPOCH)
-        self.cluster = Cluster(self.clock)
-        for crd in (MACHINE_CRD, MACHINE_NODE_POOL_CRD):
-            self.cluster.registry.register_crd(crd)
-        for admit in (admit_machine, admit_machine_node_pool, admit_pod):
-            self.cluster.add_admitter(admit, phase="mutating")
-            self.cluster.add_admitter(admit, phase="validating")
+        super().__init__(crds=(MACHINE_CRD, MACHINE_NODE_POOL_CRD),
+                         admitters=(admit_machine, admit_machine_node_pool, admit_pod))
         self._unbind: list[Callable[[], None]] = [
             MACHINE_WEBHOOKS.bind(self.cluster), INJECTOR_WEBHOOK.bind(self.cluster)]
 
     def close(self) -> None:
+        super().close()
         for unbind in self._unbind:
             unbind()
 
-    def create(self, obj: dict[str, Any]) -> dict[str, Any]:
-        return self.cluster.create(obj)
-
     def pod(self, name: str, namespace: str) -> dict[str, Any]:
-        return self.cluster.get("v1", "Pod", name, namespace)
+        return self.get("v1", "Pod", name, namespace)
 
     def set_usage(self, machine_name: str, reserved: Callable[[dict[str, Any]], int] | None = None) -> None:
         """updateUsageConditions: every machine type maximum = reserved = available, nothing used."""
@@ -101,9 +93,8 @@ def fake_pod(name: str, namespace: str, labels: dict[str, str]) -> dict[str, Any
 def new_world() -> World:
     """Upstream's BeforeSuite and BeforeEach: an injected and a plain namespace, nodes test-node1..3."""
     w = World()
-    for name, inject in ((INJECTED_NS, True), (NOT_INJECTED_NS, False)):
-        labels = {"imperator.tenzen.io/inject-resource": "enabled"} if inject else {}
-        w.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}})
+    w.create(namespace(INJECTED_NS, labels={"imperator.tenzen.io/inject-resource": "enabled"}))
+    w.create(namespace(NOT_INJECTED_NS))
     for name in ("test-node1", "test-node2", "test-node3"):
         w.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}})
     return w

@@ -60,13 +60,14 @@ def node(
     pods: str | int = 110,
     labels: Mapping[str, str] | None = None,
     taints: Sequence[str | Mapping[str, Any]] = (),
-    ready: bool | None = True,
+    ready: bool | str | None = True,
     unschedulable: bool = False,
     resources: Mapping[str, str | int] | None = None,
     ip: str | None = None,
 ) -> Obj:
     """A v1 Node with capacity = allocatable, the hostname label and (unless ready=None) a Ready condition.
 
+    `ready` is the condition's status: True, False or a string ("Unknown").
     `resources` adds extended resources (e.g. {"nvidia.com/gpu": 2}); `taints` take
     `kubectl taint` strings or dicts.
     """
@@ -74,7 +75,8 @@ def node(
     capacity.update({k: str(v) for k, v in (resources or {}).items()})
     status: Obj = {"capacity": dict(capacity), "allocatable": dict(capacity)}
     if ready is not None:
-        status["conditions"] = [{"type": "Ready", "status": "True" if ready else "False"}]
+        state = ready if isinstance(ready, str) else ("True" if ready else "False")
+        status["conditions"] = [{"type": "Ready", "status": state}]
     if ip is not None:
         status["addresses"] = [{"type": "InternalIP", "address": ip}]
     spec: Obj = {}
@@ -128,15 +130,16 @@ def pod(
     priority: int | None = None,
     priority_class_name: str | None = None,
     image: str = DEFAULT_IMAGE,
+    container: str = "main",
     owner: Mapping[str, Any] | None = None,
     spec: Mapping[str, Any] | None = None,
 ) -> Obj:
-    """A v1 Pod with one container "main" requesting `cpu`/`memory` (left out when not given).
+    """A v1 Pod with one container (`container`) requesting `cpu`/`memory` (left out when not given).
 
     `owner` makes a stored object the pod's controller; `spec` adds or overrides spec fields
     (tolerations, affinity, terminationGracePeriodSeconds, ...).
     """
-    body: Obj = {"containers": [_container("main", image, cpu, memory, limits)]}
+    body: Obj = {"containers": [_container(container, image, cpu, memory, limits)]}
     if node_name is not None:
         body["nodeName"] = node_name
     if priority is not None:
