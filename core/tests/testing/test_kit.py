@@ -12,6 +12,8 @@ import pytest
 import yaml
 from kubesim import ReconcileController
 from kubesim.clock import DEFAULT_EPOCH, Clock
+from kubesim.controllers import GRACEFUL_POD_DELETION
+from kubesim.errors import Forbidden
 from kubesim.cluster import Cluster
 from kubesim.testing import (
     KubesimFailed,
@@ -181,3 +183,32 @@ def test_sim_env_settles_steps_and_records_the_timeline(sim_env: SimEnvFactory) 
 def test_sim_env_names_a_controller_that_cannot_settle() -> None:
     with SimEnv(controllers=[Stuck]) as env, pytest.raises(SettleError, match="stuck has nothing left to do"):
         env.settle()
+
+
+def test_sim_env_installs_plugins_admission_with_the_runtime_as_the_engine_does(sim_env: SimEnvFactory,
+                                                                                monkeypatch: pytest.MonkeyPatch
+                                                                                ) -> None:
+    monkeypatch.syspath_prepend(str(DATA))
+    import kubesim_frozen_namespaces
+
+    env = sim_env(plugins=[kubesim_frozen_namespaces], objects=[namespace("ice", labels={"frozen": "true"})])
+    env.create(pod("ok"))
+    with pytest.raises(Forbidden, match="namespace ice is frozen"):
+        env.create(pod("p", namespace="ice"))
+    seen: list[Any] = []
+
+    def admit(request: Any, runtime: Any) -> None:
+        seen.append(runtime)
+
+    sim_env(admitters=[admit]).create(namespace("x"))
+    assert seen and all(r is not None for r in seen)
+
+
+class Kubelike(Stuck):
+    name = "kubelike"
+    provides = frozenset({GRACEFUL_POD_DELETION})
+
+
+def test_sim_env_declares_the_controllers_capabilities(sim_env: SimEnvFactory) -> None:
+    assert sim_env(controllers=[Kubelike]).runtime.capabilities.graceful_pod_deletion is True
+    assert sim_env(controllers=[Stuck]).runtime.capabilities.graceful_pod_deletion is False

@@ -4,11 +4,10 @@ injector, served for this cluster (no controllers run, as in upstream's webhook 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from kubesim.testing import SimEnv, namespace
-from kubesim_imperator_machine import MACHINE_CRD, MACHINE_WEBHOOKS, admit_machine
+from kubesim_imperator_machine import MACHINE_CRD, admit_machine
 from kubesim_imperator_nodepool import (
     API_VERSION,
     MACHINE_GROUP_KEY,
@@ -17,22 +16,15 @@ from kubesim_imperator_nodepool import (
     POD_ROLE_KEY,
     admit_machine_node_pool,
 )
-from kubesim_pod_injector import INJECTOR_WEBHOOK, admit_pod
+from kubesim_pod_injector import admit_pod
 
 
 class World(SimEnv):
-    """The cluster and the webhooks bound to it; `close()` stops serving them."""
+    """The cluster with the webhooks, which read it through the env's runtime."""
 
     def __init__(self) -> None:
         super().__init__(crds=(MACHINE_CRD, MACHINE_NODE_POOL_CRD),
                          admitters=(admit_machine, admit_machine_node_pool, admit_pod))
-        self._unbind: list[Callable[[], None]] = [
-            MACHINE_WEBHOOKS.bind(self.cluster), INJECTOR_WEBHOOK.bind(self.cluster)]
-
-    def close(self) -> None:
-        super().close()
-        for unbind in self._unbind:
-            unbind()
 
     def pod(self, name: str, namespace: str) -> dict[str, Any]:
         return self.get("v1", "Pod", name, namespace)

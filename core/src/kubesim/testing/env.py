@@ -1,5 +1,6 @@
-"""A scenario's world without the scenario engine: a cluster, a clock, a timeline and the
-controllers under test, stepped and settled by the test the way the engine does it.
+"""A scenario's world without the scenario engine: a cluster, its Runtime (clock, seed,
+recorder, capabilities) and the controllers under test, stepped and settled by the test the
+way the engine does it.
 
     with SimEnv(controllers=[ReplicaSetController], objects=[replicaset("web", 3)]) as env:
         env.settle()
@@ -11,16 +12,17 @@ The test plays whatever does not run (a scheduler, a kubelet) with `env.client(a
 from __future__ import annotations
 
 import builtins
-
+import functools
+import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
-from types import TracebackType
+from types import ModuleType, TracebackType
 from typing import Any
 
 from kubesim.api import ScenarioStep, ScenarioStepStatus
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import Admitter, Cluster
-from kubesim.controllers import Client, Controller, ControllerContext, ControllerFactory
+from kubesim.controllers import Capabilities, Client, Controller, ControllerFactory, Runtime
 from kubesim.errors import AlreadyExists, NotFound
 from kubesim.plugins import Hooks, load_plugins
 from kubesim.scenario.recorder import TimelineRecorder
@@ -65,46 +67,59 @@ def settle_controllers(controllers: Sequence[Controller], limit: int = DEFAULT_S
 
 
 class SimEnv:
-    """The controllers under test on a fresh cluster; the test's own writes are the scenario's."""
+    """The controllers under test on a fresh cluster; the test's own writes are the scenario's.
+
+    `plugins` are hook modules whose CRDs and admission the runtime installs as the engine
+    does; `crds` and `admitters` add single ones. Controllers get `env.runtime`.
+    """
 
     def __init__(
         self,
-        controllers: Iterable[ControllerFactory | Callable[[ControllerContext], Controller]] = (),
+        controllers: Iterable[ControllerFactory] = (),
         objects: Iterable[Mapping[str, Any]] = (),
         *,
         seed: int = 0,
+        plugins: Iterable[ModuleType] = (),
         crds: Iterable[Mapping[str, Any]] = (),
-        admitters: Iterable[Admitter] = (),
+        admitters: Iterable[Callable[..., Any]] = (),
         options: Mapping[str, Any] | None = None,
         start_time: datetime = DEFAULT_EPOCH,
         step_duration: timedelta = timedelta(seconds=10),
         hooks: Hooks | None = None,
-        record_timeline: bool = True,
     ) -> None:
-        self.seed = seed
+        factories = list(controllers)
         self.step_duration = step_duration
         self.clock = Clock(start_time)
         self.cluster = Cluster(self.clock, seed=seed)
         self.step_status = ScenarioStepStatus()
-        self.hooks = hooks if hooks is not None else load_plugins(entry_points=False)
-        self.options: Mapping[str, Any] = dict(options or {})
         self.timeline = TimelineRecorder(lambda: self.step_status.step)
-        if record_timeline:
-            self.cluster.watch(self.timeline.observe)
+        self.cluster.watch(self.timeline.observe)
+        self.hooks = hooks if hooks is not None else load_plugins(entry_points=False, extra=plugins)
+        self.runtime = Runtime(
+            self.cluster, self.clock, self.timeline, self.hooks, self.step_status, seed=seed, options=options,
+            capabilities=Capabilities.of(c for f in factories for c in getattr(f, "provides", ())),
+        )
+        self.runtime.install_extensions()
         for crd in crds:
             self.cluster.registry.register_crd(dict(crd))
         for admit in admitters:
-            self.cluster.add_admitter(admit, phase="mutating")
-            self.cluster.add_admitter(admit, phase="validating")
-        self.controllers: list[Controller] = [self._start(factory) for factory in controllers]
+            bound = self._bind(admit)
+            self.cluster.add_admitter(bound, phase="mutating")
+            self.cluster.add_admitter(bound, phase="validating")
+        self.controllers: list[Controller] = [factory(self.runtime) for factory in factories]
         for obj in objects:
             self.create(obj)
 
-    def _start(self, factory: Callable[[ControllerContext], Controller]) -> Controller:
-        name = str(getattr(factory, "name"))
-        ctx = ControllerContext(name=name, cluster=self.cluster, clock=self.clock, timeline=self.timeline,
-                                hooks=self.hooks, gate=self.step_status, options=self.options, seed=self.seed)
-        return factory(ctx)
+    def _bind(self, admit: Callable[..., Any]) -> Admitter:
+        """An admission function; one that takes a `runtime` argument gets this env's, as hooks do."""
+        if "runtime" in inspect.signature(admit).parameters:
+            return functools.partial(admit, runtime=self.runtime)
+        return admit
+
+    @property
+    def seed(self) -> int:
+        """The seed of generated names and random choices."""
+        return self.runtime.seed
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -148,7 +163,7 @@ class SimEnv:
 
     def client(self, actor: str) -> Client:
         """A client whose writes are attributed to `actor` (play "scheduler", "kubelet", ...)."""
-        return Client(self.cluster, actor)
+        return self.runtime.client(actor)
 
     def create(self, obj: Mapping[str, Any], *, actor: str = "scenario") -> dict[str, Any]:
         """Create `obj`; returns the stored object."""
