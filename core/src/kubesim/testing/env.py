@@ -32,9 +32,6 @@ __all__ = ["DEFAULT_SETTLE_LIMIT", "SettleError", "SimEnv", "settle_controllers"
 DEFAULT_SETTLE_LIMIT = 100_000
 """Controller loops one settle may run before the test fails (a controller that never settles)."""
 
-_PATCH_TYPES = {"merge": "application/merge-patch+json", "strategic": "application/strategic-merge-patch+json",
-                "json": "application/json-patch+json"}
-
 
 class SettleError(AssertionError):
     """The controllers did not settle: they kept working, or one stopped with its waiter unsatisfied."""
@@ -186,8 +183,8 @@ class SimEnv:
 
     def patch(self, api_version: str, kind: str, name: str, body: Any, *, namespace: str | None = None,
               patch_type: str = "merge", subresource: str | None = None, actor: str = "scenario") -> dict[str, Any]:
-        """Patch an object ("merge", "strategic" or "json" patch)."""
-        return self.cluster.patch(api_version, kind, name, body, _PATCH_TYPES.get(patch_type, patch_type),
+        """Patch an object: a "merge", "strategic" or "json" patch (or its content type)."""
+        return self.cluster.patch(api_version, kind, name, body, patch_type,
                                   namespace=namespace, actor=actor, subresource=subresource)
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None, *,

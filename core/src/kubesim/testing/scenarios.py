@@ -37,14 +37,16 @@ def create(obj: Mapping[str, Any], *, id: str | None = None) -> Obj:
     return op
 
 
-def patch(target: Mapping[str, Any], body: Mapping[str, Any] | Sequence[Any], *, patch_type: str = "merge",
-          subresource: str | None = None, id: str | None = None) -> Obj:
-    """A patchOperation of the object `target` names (apiVersion, kind, metadata.name/namespace)."""
+def patch(target: Mapping[str, Any], body: Mapping[str, Any] | Sequence[Any], *,
+          patch_type: str = "application/merge-patch+json", subresource: str | None = None,
+          id: str | None = None) -> Obj:
+    """A patchOperation of the object `target` names (apiVersion, kind, metadata.name/namespace).
+
+    `patch_type` is a content type or its short name ("merge", "strategic", "json").
+    """
     type_meta, object_meta = _meta_of(target)
-    content = {"merge": "application/merge-patch+json", "strategic": "application/strategic-merge-patch+json",
-               "json": "application/json-patch+json"}.get(patch_type, patch_type)
     inner: Obj = {"typeMeta": type_meta, "objectMeta": object_meta, "patch": json.dumps(body, sort_keys=True),
-                  "patchType": content}
+                  "patchType": patch_type}
     if subresource is not None:
         inner["subresource"] = subresource
     op: Obj = {"patchOperation": inner}
