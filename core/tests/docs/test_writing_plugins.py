@@ -15,10 +15,10 @@ from kubesim.testing.pytest_plugin import RunKubesim, SimEnvFactory
 GUIDE = Path(__file__).resolve().parents[3] / "docs" / "writing-plugins.md"
 
 
-def python_blocks(section: str) -> list[str]:
-    """The ```python blocks of one `## ` section of the guide."""
+def python_blocks(title: str) -> list[str]:
+    """The ```python blocks of the guide's `## <n>. <title>` section."""
     text = GUIDE.read_text(encoding="utf-8")
-    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    body = re.split(rf"\n## \d+\. {re.escape(title)}\n", text, maxsplit=1)[1].split("\n## ", 1)[0]
     return re.findall(r"```python\n(.*?)```", body, flags=re.S)
 
 
@@ -28,7 +28,7 @@ def plugin_package(tmp_path: Path) -> Iterator[Path]:
     package = tmp_path / "site" / "my_kubesim_plugin"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
-    (package / "hooks.py").write_text(python_blocks("2. A controller")[0])
+    (package / "hooks.py").write_text(python_blocks("A controller")[0])
     sys.path.insert(0, str(package.parent))
     yield package.parent
     sys.path.remove(str(package.parent))
@@ -39,7 +39,7 @@ def plugin_package(tmp_path: Path) -> Iterator[Path]:
 def test_the_guides_plugin_tests_pass(plugin_package: Path, sim_env: SimEnvFactory, run_kubesim: RunKubesim,
                                       tmp_path: Path) -> None:
     tests: dict[str, Any] = {}
-    exec(compile("\n".join(python_blocks("4. Test it")), str(GUIDE), "exec"), tests)
+    exec(compile("\n".join(python_blocks("Test it")), str(GUIDE), "exec"), tests)
     tests["test_a_labelled_config_map_gets_a_mirror"](sim_env)
 
     def as_if_installed(*args: str, plugins: list[str], **kwargs: Any) -> KubesimRun:

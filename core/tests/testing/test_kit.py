@@ -12,7 +12,7 @@ import pytest
 import yaml
 from kubesim import ReconcileController
 from kubesim.clock import DEFAULT_EPOCH, Clock
-from kubesim.controllers import GRACEFUL_POD_DELETION
+from kubesim.controllers import GRACEFUL_POD_DELETION, SettleLimits
 from kubesim.errors import Forbidden
 from kubesim.cluster import Cluster
 from kubesim.testing import (
@@ -181,8 +181,28 @@ def test_sim_env_settles_steps_and_records_the_timeline(sim_env: SimEnvFactory) 
 
 
 def test_sim_env_names_a_controller_that_cannot_settle() -> None:
-    with SimEnv(controllers=[Stuck]) as env, pytest.raises(SettleError, match="stuck has nothing left to do"):
+    with SimEnv(controllers=[Stuck]) as env, pytest.raises(
+            SettleError, match="PreSimulationController 'stuck' cannot settle: it has nothing left to do"):
         env.settle()
+
+
+class Busy(Stuck):
+    """Test controller that reports work on every loop and never writes."""
+
+    name = "busy"
+
+    def run_once(self) -> bool:
+        return True
+
+
+def test_sim_env_stops_a_controller_that_loops_without_changing_the_cluster() -> None:
+    """The engine's bound (kubesim.controllers.settle): idle loops in a row fail the step, naming the controller."""
+    env = SimEnv(controllers=[Mirror, Busy], limits=SettleLimits(idle_loops=50, idle_loops_per_object=0))
+    with pytest.raises(SettleError) as err:
+        env.step()
+    assert err.value.controllers == ("busy",)
+    assert str(err.value) == ('step 1 did not settle: controller "busy" still reports work after 50 loops '
+                              "without changing the cluster")
 
 
 def test_sim_env_installs_plugins_admission_with_the_runtime_as_the_engine_does(sim_env: SimEnvFactory,

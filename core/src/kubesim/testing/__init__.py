@@ -31,7 +31,7 @@ from kubesim.testing.cli import (
     kubesim_command,
     run_kubesim,
 )
-from kubesim.testing.env import SettleError, SimEnv, settle_controllers
+from kubesim.testing.env import SettleError, SimEnv
 from kubesim.testing.scenarios import create, delete, done, patch, scenario, to_yaml, write_yaml
 
 __all__ = [
@@ -56,7 +56,6 @@ __all__ = [
     "replicaset",
     "run_kubesim",
     "scenario",
-    "settle_controllers",
     "statefulset",
     "taint",
     "to_yaml",

@@ -68,6 +68,15 @@ def _option(args: Sequence[str], *names: str) -> str | None:
     return value
 
 
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """(inode, size, mtime) of an existing file, to tell whether a run rewrote it."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 @attrs.frozen
 class KubesimRun:
     """A finished `kubesim` run: exit code, output, and the files it wrote."""
@@ -78,7 +87,9 @@ class KubesimRun:
     stdout: str
     stderr: str
     output: Path | None = None
+    """The `-o` file, when this run wrote it."""
     export: Path | None = None
+    """The `--export-cluster` file, when this run wrote it."""
 
     @property
     def results(self) -> list[dict[str, Any]]:
@@ -162,15 +173,14 @@ def run_kubesim(
     `plugins` names the installed plugins to enable (None: all; a missing one fails the
     test); `modules` are plugin modules loaded through KUBESIM_PLUGINS, found on `pythonpath`
     too. The environment is this one without KUBESIM_* (and `drop_env` prefixes), plus `env`. Raises KubesimTimeout when the run is killed for taking too long and
-    KubesimFailed when stderr holds a Python traceback, unless `allow_traceback`. The
-    `-o` and `--export-cluster` files are removed first, so what is read is this run's.
+    KubesimFailed when stderr holds a Python traceback, unless `allow_traceback`. An `-o`
+    or `--export-cluster` file this run did not (re)write is not read: it is an older run's.
     """
     argv = tuple(os.fspath(a) for a in args)
     where = Path(cwd)
     full_env = _environment(plugins, modules, pythonpath, env, drop_env)
     output, export = _option(argv, "-o", "--output"), _option(argv, "--export-cluster")
-    for written in filter(None, (output, export)):
-        (where / written).unlink(missing_ok=True)  # a file left by an earlier run is not this run's result
+    before = {name: _stamp(where / name) for name in filter(None, (output, export))}
     try:
         proc = subprocess.run([str(kubesim_command()), *argv], cwd=where, env=full_env, capture_output=True,
                               text=True, timeout=timeout, check=False, input=stdin,
@@ -179,9 +189,10 @@ def run_kubesim(
         err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
         raise KubesimTimeout(f"kubesim {' '.join(argv)} did not finish within {timeout:g}s and was killed; "
                              f"stderr so far:\n{err[-4000:]}") from None
+    written = {name for name, stamp in before.items() if stamp is None or _stamp(where / name) != stamp}
     run = KubesimRun(argv, where, proc.returncode, proc.stdout, proc.stderr,
-                     output=None if output is None else where / output,
-                     export=None if export is None else where / export)
+                     output=where / output if output in written else None,
+                     export=where / export if export in written else None)
     if not allow_traceback and "Traceback (most recent call last)" in proc.stderr:
         raise KubesimFailed(f"kubesim {' '.join(argv)} printed a traceback (exit {proc.returncode}):\n{proc.stderr}")
     return run

@@ -14,7 +14,7 @@ from __future__ import annotations
 import builtins
 import functools
 import inspect
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 from types import ModuleType, TracebackType
 from typing import Any
@@ -22,45 +22,26 @@ from typing import Any
 from kubesim.api import ScenarioStep, ScenarioStepStatus
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import Admitter, Cluster
-from kubesim.controllers import Capabilities, Client, Controller, ControllerFactory, Runtime
+from kubesim.controllers import (
+    Capabilities,
+    Client,
+    Controller,
+    ControllerFactory,
+    LoopGuard,
+    NotSettled,
+    Runtime,
+    SettleLimits,
+    settle,
+)
 from kubesim.errors import AlreadyExists, NotFound
 from kubesim.plugins import Hooks, load_plugins
 from kubesim.scenario.recorder import TimelineRecorder
 
-__all__ = ["DEFAULT_SETTLE_LIMIT", "SettleError", "SimEnv", "settle_controllers"]
-
-DEFAULT_SETTLE_LIMIT = 100_000
-"""Controller loops one settle may run before the test fails (a controller that never settles)."""
+__all__ = ["SettleError", "SimEnv"]
 
 
-class SettleError(AssertionError):
-    """The controllers did not settle: they kept working, or one stopped with its waiter unsatisfied."""
-
-
-def settle_controllers(controllers: Sequence[Controller], limit: int = DEFAULT_SETTLE_LIMIT) -> int:
-    """Run `controllers` round-robin until none has work, then require every waiter to hold.
-
-    The scenario engine's PreSimulationControllers settle (ScenarioRun._settle), kept here
-    until the engine exposes it. Returns the loops that did work.
-    """
-    loops = 0
-    while True:
-        progress = False
-        for controller in controllers:
-            if controller.run_once():
-                progress = True
-                loops += 1
-        if loops > limit:
-            raise SettleError(f"controllers did not settle within {limit} loops: "
-                              f"{', '.join(c.name for c in controllers)}")
-        if not progress:
-            break
-    for controller in controllers:
-        if not controller.waiter().satisfied():
-            blocker = getattr(controller, "last_blocker", "")
-            raise SettleError(f"{controller.name} has nothing left to do but its waiter is not satisfied"
-                              + (f": {blocker}" if blocker else ""))
-    return loops
+class SettleError(NotSettled, AssertionError):
+    """The controllers did not settle (the engine's NotSettled): pytest reports it as a failed check."""
 
 
 class SimEnv:
@@ -82,15 +63,19 @@ class SimEnv:
         options: Mapping[str, Any] | None = None,
         start_time: datetime = DEFAULT_EPOCH,
         step_duration: timedelta = timedelta(seconds=10),
+        limits: SettleLimits = SettleLimits(),
         hooks: Hooks | None = None,
     ) -> None:
         factories = list(controllers)
         self.step_duration = step_duration
+        self.limits = limits
         self.clock = Clock(start_time)
         self.cluster = Cluster(self.clock, seed=seed)
         self.step_status = ScenarioStepStatus()
         self.timeline = TimelineRecorder(lambda: self.step_status.step)
         self.cluster.watch(self.timeline.observe)
+        self._writes = 0  # every committed write: the settle loop's measure of progress
+        self.cluster.watch(self._count_write)
         self.hooks = hooks if hooks is not None else load_plugins(entry_points=False, extra=plugins)
         self.runtime = Runtime(
             self.cluster, self.clock, self.timeline, self.hooks, self.step_status, seed=seed, options=options,
@@ -112,6 +97,9 @@ class SimEnv:
         if "runtime" in inspect.signature(admit).parameters:
             return functools.partial(admit, runtime=self.runtime)
         return admit
+
+    def _count_write(self, event: object) -> None:
+        self._writes += 1
 
     @property
     def seed(self) -> int:
@@ -146,9 +134,19 @@ class SimEnv:
         """The current step (MajorStep, MinorStep)."""
         return self.step_status.step
 
-    def settle(self, limit: int = DEFAULT_SETTLE_LIMIT) -> int:
-        """Run the controllers until none has work and every waiter holds; returns the loops run."""
-        return settle_controllers(self.controllers, limit)
+    def settle(self) -> int:
+        """Run the controllers until none has work and every waiter holds, with the engine's loop
+        (kubesim.controllers.settle) and its bounds; returns the loops that reported work.
+
+        Raises SettleError (the engine's NotSettled) naming the controllers that do not settle.
+        """
+        guard = LoopGuard(lambda: self._writes, objects=lambda: len(self.cluster.objects()), limits=self.limits,
+                          label=f"step {self.current_step.major}")
+        try:
+            settle(self.controllers, changes=lambda: self._writes, guard=guard)
+        except NotSettled as exc:
+            raise SettleError(exc.message, exc.controllers) from None
+        return guard.loops
 
     def step(self, seconds: float | None = None) -> None:
         """Start the next MajorStep (`seconds` later, default the step duration) and settle."""

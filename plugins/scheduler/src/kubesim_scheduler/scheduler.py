@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from kubesim.plugins.crash import PluginCrashed
+
 from .attempt import PASSED, ScheduleAttempt
 from .extender import Extender, ExtenderError
 from .extender_types import EXTENDER_NAME, MAX_EXTENDER_PRIORITY
@@ -857,6 +859,8 @@ class Scheduler:
             self._record_extender_response("bind", ext, response)
             try:
                 self.handle.bind(pi.pod, node)
+            except PluginCrashed:
+                raise  # an admission hook raised: ends the run
             except Exception as e:  # noqa: BLE001 - a failed write is an Error status, as for DefaultBinder
                 return True, Status.from_error(e)
             return True, None
