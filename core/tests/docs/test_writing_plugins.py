@@ -36,15 +36,17 @@ def plugin_package(tmp_path: Path) -> Iterator[Path]:
         del sys.modules[name]
 
 
-def test_the_guides_plugin_tests_pass(plugin_package: Path, sim_env: SimEnvFactory, run_kubesim: RunKubesim,
-                                      tmp_path: Path) -> None:
+def test_the_guides_plugin_tests_pass(
+    plugin_package: Path, sim_env: SimEnvFactory, run_kubesim: RunKubesim, tmp_path: Path
+) -> None:
     tests: dict[str, Any] = {}
     exec(compile("\n".join(python_blocks("Test it")), str(GUIDE), "exec"), tests)
     tests["test_a_labelled_config_map_gets_a_mirror"](sim_env)
 
     def as_if_installed(*args: str, plugins: list[str], **kwargs: Any) -> KubesimRun:
         assert plugins == ["my-plugin"]
-        return run_kubesim(*args, plugins=(), modules=["my_kubesim_plugin.hooks"], pythonpath=[plugin_package],
-                           **kwargs)
+        return run_kubesim(
+            *args, plugins=(), modules=["my_kubesim_plugin.hooks"], pythonpath=[plugin_package], **kwargs
+        )
 
     tests["test_the_mirror_is_in_the_timeline"](as_if_installed, tmp_path)

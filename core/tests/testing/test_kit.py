@@ -12,9 +12,9 @@ import pytest
 import yaml
 from kubesim import ReconcileController
 from kubesim.clock import DEFAULT_EPOCH, Clock
+from kubesim.cluster import Cluster
 from kubesim.controllers import GRACEFUL_POD_DELETION, SettleLimits
 from kubesim.errors import Forbidden
-from kubesim.cluster import Cluster
 from kubesim.testing import (
     KubesimFailed,
     KubesimTimeout,
@@ -46,10 +46,24 @@ def test_builders_give_objects_the_embedded_cluster_accepts() -> None:
     objects = [
         namespace("team", labels={"tier": "gold"}),
         priority_class("high", 1000, preemption_policy="Never"),
-        node("n1", cpu=8, memory="32Gi", pods=50, labels={"zone": "a"}, taints=["gpu=yes:NoSchedule"],
-             resources={"nvidia.com/gpu": 2}),
-        pod("p1", namespace="team", cpu="500m", memory="1Gi", node_name="n1", labels={"app": "x"},
-            priority_class_name="high"),
+        node(
+            "n1",
+            cpu=8,
+            memory="32Gi",
+            pods=50,
+            labels={"zone": "a"},
+            taints=["gpu=yes:NoSchedule"],
+            resources={"nvidia.com/gpu": 2},
+        ),
+        pod(
+            "p1",
+            namespace="team",
+            cpu="500m",
+            memory="1Gi",
+            node_name="n1",
+            labels={"app": "x"},
+            priority_class_name="high",
+        ),
         deployment("web", 3, cpu="100m"),
         replicaset("rs", 2, labels={"app": "rs"}),
         statefulset("db", 1, service_name="db-headless"),
@@ -80,25 +94,37 @@ def test_builders_return_fresh_objects_and_name_bad_taints() -> None:
 
 
 def test_a_built_scenario_runs_through_the_installed_command(run_kubesim: RunKubesim, tmp_path: Path) -> None:
-    doc = scenario("kit", {
-        0: [create(namespace("team")), create(node("n1")), create(pod("p1", namespace="team", cpu="1"))],
-        1: [patch(node("n1"), {"metadata": {"labels": {"zone": "b"}}}), create(deployment("web", 2))],
-        2: [delete(pod("p1", namespace="team")), done()],
-    }, pre_simulation_controllers=[])
+    doc = scenario(
+        "kit",
+        {
+            0: [create(namespace("team")), create(node("n1")), create(pod("p1", namespace="team", cpu="1"))],
+            1: [patch(node("n1"), {"metadata": {"labels": {"zone": "b"}}}), create(deployment("web", 2))],
+            2: [delete(pod("p1", namespace="team")), done()],
+        },
+        pre_simulation_controllers=[],
+    )
     write_yaml(tmp_path / "s.yaml", doc)
     assert yaml.safe_load((tmp_path / "s.yaml").read_text())["spec"]["operations"][3]["step"] == 1
     run = run_kubesim("run", "s.yaml", "-o", "result.json", "--export-cluster", "state.json", plugins=())
     assert run.returncode == 0, run.stderr
     assert run.phase == "Succeeded"
-    assert [sorted(set(e) - {"id", "step", "actor"})[0] for e in run.events()] == \
-        ["create", "create", "create", "patch", "create", "delete", "done"]
+    assert [sorted(set(e) - {"id", "step", "actor"})[0] for e in run.events()] == [
+        "create",
+        "create",
+        "create",
+        "patch",
+        "create",
+        "delete",
+        "done",
+    ]
     kinds = {(o["kind"], o["metadata"]["name"]) for o in run.exported}
     assert ("Deployment", "web") in kinds and ("Pod", "p1") not in kinds
     assert next(o for o in run.exported if o["kind"] == "Node")["metadata"]["labels"]["zone"] == "b"
 
 
-def test_run_kubesim_reports_a_failed_scenario_and_a_rejected_file(run_kubesim: RunKubesim,
-                                                                   tmp_path: Path) -> None:
+def test_run_kubesim_reports_a_failed_scenario_and_a_rejected_file(
+    run_kubesim: RunKubesim, tmp_path: Path
+) -> None:
     write_yaml(tmp_path / "s.yaml", scenario("ok", {0: [create(node("n1"))]}))
     first = run_kubesim("run", "s.yaml", "-o", "result.json", plugins=())
     assert (first.returncode, first.phase) == (0, "Paused")
@@ -118,7 +144,9 @@ def test_run_kubesim_reports_a_failed_scenario_and_a_rejected_file(run_kubesim: 
 
 def test_run_kubesim_kills_a_run_that_does_not_end(tmp_path: Path) -> None:
     with pytest.raises(KubesimTimeout, match=r"kubesim plugins did not finish within 3s"):
-        run_kubesim("plugins", cwd=tmp_path, plugins=(), pythonpath=[DATA], modules=["kubesim_stalls"], timeout=3)
+        run_kubesim(
+            "plugins", cwd=tmp_path, plugins=(), pythonpath=[DATA], modules=["kubesim_stalls"], timeout=3
+        )
 
 
 def test_run_kubesim_fails_on_a_traceback_unless_allowed(tmp_path: Path) -> None:
@@ -142,11 +170,13 @@ class Mirror(ReconcileController):
 
     def reconcile(self, key: Hashable) -> None:
         ns, name = key  # type: ignore[misc]
-        if name.endswith("-mirror") or self.client.list("v1", "ConfigMap", ns,
-                                                        field_selector=f"metadata.name={name}-mirror"):
+        if name.endswith("-mirror") or self.client.list(
+            "v1", "ConfigMap", ns, field_selector=f"metadata.name={name}-mirror"
+        ):
             return
-        self.client.create({"apiVersion": "v1", "kind": "ConfigMap",
-                            "metadata": {"name": f"{name}-mirror", "namespace": ns}})
+        self.client.create(
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"{name}-mirror", "namespace": ns}}
+        )
 
 
 class Stuck(ReconcileController):
@@ -181,8 +211,12 @@ def test_sim_env_settles_steps_and_records_the_timeline(sim_env: SimEnvFactory) 
 
 
 def test_sim_env_names_a_controller_that_cannot_settle() -> None:
-    with SimEnv(controllers=[Stuck]) as env, pytest.raises(
-            SettleError, match="PreSimulationController 'stuck' cannot settle: it has nothing left to do"):
+    with (
+        SimEnv(controllers=[Stuck]) as env,
+        pytest.raises(
+            SettleError, match="PreSimulationController 'stuck' cannot settle: it has nothing left to do"
+        ),
+    ):
         env.settle()
 
 
@@ -196,18 +230,20 @@ class Busy(Stuck):
 
 
 def test_sim_env_stops_a_controller_that_loops_without_changing_the_cluster() -> None:
-    """The engine's bound (kubesim.controllers.settle): idle loops in a row fail the step, naming the controller."""
+    """The engine's bound (kubesim.controllers.settle): idle loops in a row fail the step, naming it."""
     env = SimEnv(controllers=[Mirror, Busy], limits=SettleLimits(idle_loops=50, idle_loops_per_object=0))
     with pytest.raises(SettleError) as err:
         env.step()
     assert err.value.controllers == ("busy",)
-    assert str(err.value) == ('step 1 did not settle: controller "busy" still reports work after 50 loops '
-                              "without changing the cluster")
+    assert str(err.value) == (
+        'step 1 did not settle: controller "busy" still reports work after 50 loops '
+        "without changing the cluster"
+    )
 
 
-def test_sim_env_installs_plugins_admission_with_the_runtime_as_the_engine_does(sim_env: SimEnvFactory,
-                                                                                monkeypatch: pytest.MonkeyPatch
-                                                                                ) -> None:
+def test_sim_env_installs_plugins_admission_with_the_runtime_as_the_engine_does(
+    sim_env: SimEnvFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.syspath_prepend(str(DATA))
     import kubesim_frozen_namespaces
 

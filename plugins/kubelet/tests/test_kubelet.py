@@ -66,12 +66,12 @@ def test_a_node_declared_not_ready_is_left_alone_and_its_pods_do_not_start(sim, 
     sim.create(pod("p", "n1"))
     sim.settle()
     assert sim.get("v1", "Node", "n1")["status"]["conditions"] == [{"type": "Ready", "status": state}]
-    assert sim.get("v1", "Pod", "p", "default")["status"]["phase"] == "Pending"
+    assert sim.get("v1", "Pod", "p")["status"]["phase"] == "Pending"
     # the node comes back: its kubelet starts the pod
     sim.cluster.patch("v1", "Node", "n1", {"status": {"conditions": [{"type": "Ready", "status": "True"}]}},
                       "application/merge-patch+json", subresource="status")
     sim.settle()
-    assert sim.get("v1", "Pod", "p", "default")["status"]["phase"] == "Running"
+    assert sim.get("v1", "Pod", "p")["status"]["phase"] == "Running"
 
 
 # --- pods ------------------------------------------------------------------------------
@@ -84,7 +84,7 @@ def test_a_bound_pod_becomes_running_and_ready(sim):
         {"name": "sidecar", "image": "envoy:1.30", "restartPolicy": "Always"},
     ]))
     sim.settle()
-    p = sim.get("v1", "Pod", "p", "default")
+    p = sim.get("v1", "Pod", "p")
     status = p["status"]
     assert status["phase"] == "Running"
     assert status["startTime"] == T0
@@ -111,12 +111,12 @@ def test_scheduled_pods_keep_their_pod_scheduled_condition(sim):
     sim.create(node("n1"))
     sim.create(pod("p"))
     sim.settle()
-    assert sim.get("v1", "Pod", "p", "default")["status"]["phase"] == "Pending"  # unbound: not the kubelet's business
+    assert sim.get("v1", "Pod", "p")["status"]["phase"] == "Pending"  # unbound: not the kubelet's business
     sim.step(10)
     sim.cluster.bind("default", "p", "n1")
     sim.settle()
-    assert conditions(sim.get("v1", "Pod", "p", "default"))["PodScheduled"] == ("True", None)
-    assert sim.get("v1", "Pod", "p", "default")["status"]["startTime"] == at(10)
+    assert conditions(sim.get("v1", "Pod", "p"))["PodScheduled"] == ("True", None)
+    assert sim.get("v1", "Pod", "p")["status"]["startTime"] == at(10)
 
 
 def test_addresses_are_deterministic_and_host_network_pods_use_the_node_ip(sim):
@@ -126,7 +126,7 @@ def test_addresses_are_deterministic_and_host_network_pods_use_the_node_ip(sim):
     sim.create(pod("b", "n1"))
     sim.create(pod("h", "n2", hostNetwork=True))
     sim.settle()
-    ips = {name: sim.get("v1", "Pod", name, "default")["status"]["podIP"] for name in ("a", "b", "h")}
+    ips = {name: sim.get("v1", "Pod", name)["status"]["podIP"] for name in ("a", "b", "h")}
     assert ips == {"a": "10.0.0.1", "b": "10.0.0.2", "h": "172.16.0.2"}
 
 
@@ -135,15 +135,15 @@ def test_a_sim_spec_pod_moves_through_its_phases_and_succeeds(sim):
     sim.create(node("n1"))
     sim.create(pod("job", "n1", sim_spec=spec))
     sim.settle()
-    p = sim.get("v1", "Pod", "job", "default")
+    p = sim.get("v1", "Pod", "job")
     assert p["status"]["phase"] == "Running"
     assert p["metadata"]["annotations"][USAGE_ANNOTATION] == '{"cpu":"1"}'
     sim.step(10)  # t=10: the second phase
-    p = sim.get("v1", "Pod", "job", "default")
+    p = sim.get("v1", "Pod", "job")
     assert p["status"]["phase"] == "Running"
     assert p["metadata"]["annotations"][USAGE_ANNOTATION] == '{"cpu":"2","memory":"1Gi"}'
     sim.step(10)  # t=20: finished at t=15
-    p = sim.get("v1", "Pod", "job", "default")
+    p = sim.get("v1", "Pod", "job")
     status = p["status"]
     assert status["phase"] == "Succeeded"
     assert p["metadata"]["annotations"][USAGE_ANNOTATION] == "{}"
@@ -167,7 +167,7 @@ def test_a_sim_spec_that_ends_before_the_pod_is_seen_succeeds_at_once(sim):
     sim.create(node("n1"))
     sim.create(pod("quick", "n1", sim_spec="- {seconds: 0, resourceUsage: {cpu: 1}}"))
     sim.settle()
-    assert sim.get("v1", "Pod", "quick", "default")["status"]["phase"] == "Succeeded"
+    assert sim.get("v1", "Pod", "quick")["status"]["phase"] == "Succeeded"
 
 
 @pytest.mark.parametrize(("spec", "problem"), [
@@ -179,11 +179,11 @@ def test_an_invalid_sim_spec_fails_the_pod_with_a_clear_message(sim, spec, probl
     sim.create(node("n1"))
     sim.create(pod("bad", "n1", sim_spec=spec))
     sim.settle()
-    status = sim.get("v1", "Pod", "bad", "default")["status"]
+    status = sim.get("v1", "Pod", "bad")["status"]
     assert status["phase"] == "Failed"
     assert status["reason"] == "InvalidSimSpec"
     assert status["message"].startswith(f'invalid annotation "simSpec": {problem}')
-    assert conditions(sim.get("v1", "Pod", "bad", "default"))["Ready"] == ("False", "PodFailed")
+    assert conditions(sim.get("v1", "Pod", "bad"))["Ready"] == ("False", "PodFailed")
 
 
 # --- deletion ------------------------------------------------------------------------------
@@ -196,15 +196,15 @@ def test_a_deleted_pod_terminates_after_its_grace_period_in_simulated_time(sim):
     sim.step(10)
     sim.cluster.delete("v1", "Pod", "p", "default")
     sim.settle()
-    p = sim.get("v1", "Pod", "p", "default")
+    p = sim.get("v1", "Pod", "p")
     assert p["metadata"]["deletionTimestamp"] == at(35)
     assert p["metadata"]["deletionGracePeriodSeconds"] == 25
     sim.step(10)  # t=20
-    assert sim.exists("v1", "Pod", "p", "default")
+    assert sim.exists("v1", "Pod", "p")
     sim.step(10)  # t=30
-    assert sim.exists("v1", "Pod", "p", "default")
+    assert sim.exists("v1", "Pod", "p")
     sim.step(10)  # t=40 >= 35
-    assert not sim.exists("v1", "Pod", "p", "default")
+    assert not sim.exists("v1", "Pod", "p")
     assert (4, "kubelet", "delete", "Pod", "p") in sim.timeline_writes()
 
 
@@ -216,10 +216,10 @@ def test_the_delete_requests_grace_period_wins_and_zero_deletes_at_once(sim):
     sim.cluster.delete("v1", "Pod", "short", "default", grace_period_seconds=5)
     sim.cluster.delete("v1", "Pod", "now", "default", grace_period_seconds=0)
     sim.settle()
-    assert not sim.exists("v1", "Pod", "now", "default")
-    assert sim.exists("v1", "Pod", "short", "default")
+    assert not sim.exists("v1", "Pod", "now")
+    assert sim.exists("v1", "Pod", "short")
     sim.step(5)
-    assert not sim.exists("v1", "Pod", "short", "default")
+    assert not sim.exists("v1", "Pod", "short")
 
 
 def test_a_pod_with_finalizers_is_finished_but_kept_until_they_are_removed(sim):
@@ -230,7 +230,7 @@ def test_a_pod_with_finalizers_is_finished_but_kept_until_they_are_removed(sim):
     sim.settle()
     sim.cluster.delete("v1", "Pod", "p", "default")
     sim.step(1)
-    kept = sim.get("v1", "Pod", "p", "default")
+    kept = sim.get("v1", "Pod", "p")
     assert kept["metadata"]["deletionGracePeriodSeconds"] == 0
 
 
@@ -249,7 +249,7 @@ def test_unbound_pods_are_deleted_at_once(sim):
     sim.create(pod("p"))
     sim.settle()
     sim.cluster.delete("v1", "Pod", "p", "default")
-    assert not sim.exists("v1", "Pod", "p", "default")
+    assert not sim.exists("v1", "Pod", "p")
 
 
 # --- the waiter's condition ------------------------------------------------------------------
@@ -285,4 +285,4 @@ def test_the_waiter_waits_for_a_pod_whose_time_has_come(sim):
     assert not kubelet.waiter().satisfied()  # the pod should have succeeded by now
     sim.settle()
     assert kubelet.waiter().satisfied()
-    assert sim.get("v1", "Pod", "job", "default")["status"]["phase"] == "Succeeded"
+    assert sim.get("v1", "Pod", "job")["status"]["phase"] == "Succeeded"

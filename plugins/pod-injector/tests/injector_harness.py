@@ -4,6 +4,7 @@ injector, served for this cluster (no controllers run, as in upstream's webhook 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kubesim.testing import SimEnv, namespace

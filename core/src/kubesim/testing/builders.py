@@ -26,8 +26,9 @@ Obj = dict[str, Any]
 DEFAULT_IMAGE = "registry.k8s.io/pause:3.10"
 
 
-def _meta(name: str, namespace: str | None, labels: Mapping[str, str] | None,
-          annotations: Mapping[str, str] | None) -> Obj:
+def _meta(
+    name: str, namespace: str | None, labels: Mapping[str, str] | None, annotations: Mapping[str, str] | None
+) -> Obj:
     meta: Obj = {"name": name}
     if namespace is not None:
         meta["namespace"] = namespace
@@ -84,16 +85,20 @@ def node(
         spec["taints"] = [taint(t) for t in taints]
     if unschedulable:
         spec["unschedulable"] = True
-    obj: Obj = {"apiVersion": "v1", "kind": "Node",
-                "metadata": _meta(name, None, {"kubernetes.io/hostname": name, **(labels or {})}, None),
-                "status": status}
+    obj: Obj = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": _meta(name, None, {"kubernetes.io/hostname": name, **(labels or {})}, None),
+        "status": status,
+    }
     if spec:
         obj["spec"] = spec
     return obj
 
 
-def _container(name: str, image: str, cpu: str | int | None, memory: str | None,
-               limits: Mapping[str, str | int] | None) -> Obj:
+def _container(
+    name: str, image: str, cpu: str | int | None, memory: str | None, limits: Mapping[str, str | int] | None
+) -> Obj:
     container: Obj = {"name": name, "image": image}
     requests = {k: str(v) for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
     resources: Obj = {}
@@ -106,12 +111,18 @@ def _container(name: str, image: str, cpu: str | int | None, memory: str | None,
     return container
 
 
-def owner_reference(owner: Mapping[str, Any], *, controller: bool = True,
-                    block_owner_deletion: bool | None = None) -> Obj:
+def owner_reference(
+    owner: Mapping[str, Any], *, controller: bool = True, block_owner_deletion: bool | None = None
+) -> Obj:
     """An ownerReference to a stored object (it must have a uid)."""
     meta = owner["metadata"]
-    ref: Obj = {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": meta["name"],
-                "uid": meta["uid"], "controller": controller}
+    ref: Obj = {
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": meta["name"],
+        "uid": meta["uid"],
+        "controller": controller,
+    }
     if block_owner_deletion is not None:
         ref["blockOwnerDeletion"] = block_owner_deletion
     return ref
@@ -158,11 +169,21 @@ def namespace(name: str, *, labels: Mapping[str, str] | None = None) -> Obj:
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(name, None, labels, None)}
 
 
-def priority_class(name: str, value: int, *, global_default: bool = False,
-                   preemption_policy: str | None = None, description: str | None = None) -> Obj:
+def priority_class(
+    name: str,
+    value: int,
+    *,
+    global_default: bool = False,
+    preemption_policy: str | None = None,
+    description: str | None = None,
+) -> Obj:
     """A scheduling.k8s.io/v1 PriorityClass."""
-    obj: Obj = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
-                "value": value}
+    obj: Obj = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": name},
+        "value": value,
+    }
     if global_default:
         obj["globalDefault"] = True
     if preemption_policy is not None:
@@ -186,9 +207,16 @@ def pod_template(
     return {"metadata": {"labels": dict(labels)}, "spec": body}
 
 
-def _workload(kind: str, name: str, namespace: str, replicas: int, labels: Mapping[str, str] | None,
-              template: Mapping[str, Any] | None, template_options: Mapping[str, Any],
-              spec: Mapping[str, Any] | None) -> Obj:
+def _workload(
+    kind: str,
+    name: str,
+    namespace: str,
+    replicas: int,
+    labels: Mapping[str, str] | None,
+    template: Mapping[str, Any] | None,
+    template_options: Mapping[str, Any],
+    spec: Mapping[str, Any] | None,
+) -> Obj:
     selected = dict(labels) if labels else {"app": name}
     body: Obj = {
         "replicas": replicas,
@@ -196,33 +224,89 @@ def _workload(kind: str, name: str, namespace: str, replicas: int, labels: Mappi
         "template": dict(template) if template is not None else pod_template(selected, **template_options),
     }
     body.update(spec or {})
-    return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name, "namespace": namespace},
-            "spec": body}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": kind,
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": body,
+    }
 
 
-def deployment(name: str, replicas: int = 1, *, namespace: str = "default", labels: Mapping[str, str] | None = None,
-               image: str = DEFAULT_IMAGE, cpu: str | int | None = None, memory: str | None = None,
-               container: str = "main", template: Mapping[str, Any] | None = None,
-               spec: Mapping[str, Any] | None = None) -> Obj:
+def deployment(
+    name: str,
+    replicas: int = 1,
+    *,
+    namespace: str = "default",
+    labels: Mapping[str, str] | None = None,
+    image: str = DEFAULT_IMAGE,
+    cpu: str | int | None = None,
+    memory: str | None = None,
+    container: str = "main",
+    template: Mapping[str, Any] | None = None,
+    spec: Mapping[str, Any] | None = None,
+) -> Obj:
     """An apps/v1 Deployment selecting `labels` (default app=<name>); `spec` adds fields (strategy, ...)."""
-    return _workload("Deployment", name, namespace, replicas, labels, template,
-                     {"image": image, "cpu": cpu, "memory": memory, "container": container}, spec)
+    return _workload(
+        "Deployment",
+        name,
+        namespace,
+        replicas,
+        labels,
+        template,
+        {"image": image, "cpu": cpu, "memory": memory, "container": container},
+        spec,
+    )
 
 
-def replicaset(name: str, replicas: int = 1, *, namespace: str = "default", labels: Mapping[str, str] | None = None,
-               image: str = DEFAULT_IMAGE, cpu: str | int | None = None, memory: str | None = None,
-               container: str = "main", template: Mapping[str, Any] | None = None,
-               spec: Mapping[str, Any] | None = None) -> Obj:
+def replicaset(
+    name: str,
+    replicas: int = 1,
+    *,
+    namespace: str = "default",
+    labels: Mapping[str, str] | None = None,
+    image: str = DEFAULT_IMAGE,
+    cpu: str | int | None = None,
+    memory: str | None = None,
+    container: str = "main",
+    template: Mapping[str, Any] | None = None,
+    spec: Mapping[str, Any] | None = None,
+) -> Obj:
     """An apps/v1 ReplicaSet selecting `labels` (default app=<name>)."""
-    return _workload("ReplicaSet", name, namespace, replicas, labels, template,
-                     {"image": image, "cpu": cpu, "memory": memory, "container": container}, spec)
+    return _workload(
+        "ReplicaSet",
+        name,
+        namespace,
+        replicas,
+        labels,
+        template,
+        {"image": image, "cpu": cpu, "memory": memory, "container": container},
+        spec,
+    )
 
 
-def statefulset(name: str, replicas: int = 1, *, namespace: str = "default", labels: Mapping[str, str] | None = None,
-                service_name: str = "", image: str = DEFAULT_IMAGE, cpu: str | int | None = None,
-                memory: str | None = None, container: str = "main", template: Mapping[str, Any] | None = None,
-                spec: Mapping[str, Any] | None = None) -> Obj:
+def statefulset(
+    name: str,
+    replicas: int = 1,
+    *,
+    namespace: str = "default",
+    labels: Mapping[str, str] | None = None,
+    service_name: str = "",
+    image: str = DEFAULT_IMAGE,
+    cpu: str | int | None = None,
+    memory: str | None = None,
+    container: str = "main",
+    template: Mapping[str, Any] | None = None,
+    spec: Mapping[str, Any] | None = None,
+) -> Obj:
     """An apps/v1 StatefulSet selecting `labels` (default app=<name>), governed by `service_name`."""
     extra: Obj = {"serviceName": service_name or name, **(spec or {})}
-    return _workload("StatefulSet", name, namespace, replicas, labels, template,
-                     {"image": image, "cpu": cpu, "memory": memory, "container": container}, extra)
+    return _workload(
+        "StatefulSet",
+        name,
+        namespace,
+        replicas,
+        labels,
+        template,
+        {"image": image, "cpu": cpu, "memory": memory, "container": container},
+        extra,
+    )

@@ -64,7 +64,7 @@ def _option(args: Sequence[str], *names: str) -> str | None:
             value = args[i + 1]
         for name in names:
             if name.startswith("--") and arg.startswith(name + "="):
-                value = arg[len(name) + 1:]
+                value = arg[len(name) + 1 :]
     return value
 
 
@@ -104,8 +104,9 @@ class KubesimRun:
         """The (first) Scenario of the `-o` file; fails the test when there is none."""
         results = self.results
         if not results:
-            raise KubesimFailed(f"kubesim {' '.join(self.args)} wrote no result (exit {self.returncode}):\n"
-                                f"{self.stderr}")
+            raise KubesimFailed(
+                f"kubesim {' '.join(self.args)} wrote no result (exit {self.returncode}):\n{self.stderr}"
+            )
         return results[0]
 
     @property
@@ -136,12 +137,19 @@ class KubesimRun:
         return list((_load(self.export) or {}).get("items") or [])
 
 
-def _environment(plugins: Iterable[str] | None, modules: Sequence[str], pythonpath: Sequence[str | os.PathLike[str]],
-                 env: Mapping[str, str] | None, drop_env: Sequence[str]) -> dict[str, str]:
+def _environment(
+    plugins: Iterable[str] | None,
+    modules: Sequence[str],
+    pythonpath: Sequence[str | os.PathLike[str]],
+    env: Mapping[str, str] | None,
+    drop_env: Sequence[str],
+) -> dict[str, str]:
     prefixes = ("KUBESIM_", *drop_env)
     full = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
     if pythonpath:
-        full["PYTHONPATH"] = os.pathsep.join([*(os.fspath(p) for p in pythonpath), *filter(None, [full.get("PYTHONPATH")])])
+        full["PYTHONPATH"] = os.pathsep.join(
+            [*(os.fspath(p) for p in pythonpath), *filter(None, [full.get("PYTHONPATH")])]
+        )
     if modules:
         full["KUBESIM_PLUGINS"] = ",".join(modules)
     if plugins is not None:
@@ -149,8 +157,10 @@ def _environment(plugins: Iterable[str] | None, modules: Sequence[str], pythonpa
         installed = installed_plugins()
         missing = sorted(wanted - installed)
         if missing:
-            raise KubesimFailed(f"kubesim plugins not installed: {', '.join(missing)} "
-                                f"(installed: {', '.join(sorted(installed)) or 'none'})")
+            raise KubesimFailed(
+                f"kubesim plugins not installed: {', '.join(missing)} "
+                f"(installed: {', '.join(sorted(installed)) or 'none'})"
+            )
         full["KUBESIM_DISABLED_PLUGINS"] = ",".join(sorted(installed - wanted))
     full.update(env or {})
     return full
@@ -172,9 +182,10 @@ def run_kubesim(
 
     `plugins` names the installed plugins to enable (None: all; a missing one fails the
     test); `modules` are plugin modules loaded through KUBESIM_PLUGINS, found on `pythonpath`
-    too. The environment is this one without KUBESIM_* (and `drop_env` prefixes), plus `env`. Raises KubesimTimeout when the run is killed for taking too long and
-    KubesimFailed when stderr holds a Python traceback, unless `allow_traceback`. An `-o`
-    or `--export-cluster` file this run did not (re)write is not read: it is an older run's.
+    too. The environment is this one without KUBESIM_* (and `drop_env` prefixes), plus `env`.
+    Raises KubesimTimeout when the run is killed for taking too long and KubesimFailed when
+    stderr holds a Python traceback, unless `allow_traceback`. An `-o` or `--export-cluster`
+    file this run did not (re)write is not read: it is an older run's.
     """
     argv = tuple(os.fspath(a) for a in args)
     where = Path(cwd)
@@ -182,17 +193,35 @@ def run_kubesim(
     output, export = _option(argv, "-o", "--output"), _option(argv, "--export-cluster")
     before = {name: _stamp(where / name) for name in filter(None, (output, export))}
     try:
-        proc = subprocess.run([str(kubesim_command()), *argv], cwd=where, env=full_env, capture_output=True,
-                              text=True, timeout=timeout, check=False, input=stdin,
-                              stdin=None if stdin is not None else subprocess.DEVNULL)
+        proc = subprocess.run(
+            [str(kubesim_command()), *argv],
+            cwd=where,
+            env=full_env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+        )
     except subprocess.TimeoutExpired as exc:
         err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
-        raise KubesimTimeout(f"kubesim {' '.join(argv)} did not finish within {timeout:g}s and was killed; "
-                             f"stderr so far:\n{err[-4000:]}") from None
+        raise KubesimTimeout(
+            f"kubesim {' '.join(argv)} did not finish within {timeout:g}s and was killed; "
+            f"stderr so far:\n{err[-4000:]}"
+        ) from None
     written = {name for name, stamp in before.items() if stamp is None or _stamp(where / name) != stamp}
-    run = KubesimRun(argv, where, proc.returncode, proc.stdout, proc.stderr,
-                     output=where / output if output in written else None,
-                     export=where / export if export in written else None)
+    run = KubesimRun(
+        argv,
+        where,
+        proc.returncode,
+        proc.stdout,
+        proc.stderr,
+        output=where / output if output in written else None,
+        export=where / export if export in written else None,
+    )
     if not allow_traceback and "Traceback (most recent call last)" in proc.stderr:
-        raise KubesimFailed(f"kubesim {' '.join(argv)} printed a traceback (exit {proc.returncode}):\n{proc.stderr}")
+        raise KubesimFailed(
+            f"kubesim {' '.join(argv)} printed a traceback (exit {proc.returncode}):\n{proc.stderr}"
+        )
     return run

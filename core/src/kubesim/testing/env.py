@@ -78,7 +78,13 @@ class SimEnv:
         self.cluster.watch(self._count_write)
         self.hooks = hooks if hooks is not None else load_plugins(entry_points=False, extra=plugins)
         self.runtime = Runtime(
-            self.cluster, self.clock, self.timeline, self.hooks, self.step_status, seed=seed, options=options,
+            self.cluster,
+            self.clock,
+            self.timeline,
+            self.hooks,
+            self.step_status,
+            seed=seed,
+            options=options,
             capabilities=Capabilities.of(c for f in factories for c in getattr(f, "provides", ())),
         )
         self.runtime.install_extensions()
@@ -116,8 +122,9 @@ class SimEnv:
     def __enter__(self) -> SimEnv:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     def controller(self, name: str) -> Controller:
@@ -125,7 +132,9 @@ class SimEnv:
         for controller in self.controllers:
             if controller.name == name:
                 return controller
-        raise KeyError(f"no controller {name!r} runs here (running: {', '.join(c.name for c in self.controllers)})")
+        raise KeyError(
+            f"no controller {name!r} runs here (running: {', '.join(c.name for c in self.controllers)})"
+        )
 
     # --- steps ----------------------------------------------------------------------
 
@@ -140,8 +149,12 @@ class SimEnv:
 
         Raises SettleError (the engine's NotSettled) naming the controllers that do not settle.
         """
-        guard = LoopGuard(lambda: self._writes, objects=lambda: len(self.cluster.objects()), limits=self.limits,
-                          label=f"step {self.current_step.major}")
+        guard = LoopGuard(
+            lambda: self._writes,
+            objects=lambda: len(self.cluster.objects()),
+            limits=self.limits,
+            label=f"step {self.current_step.major}",
+        )
         try:
             settle(self.controllers, changes=lambda: self._writes, guard=guard)
         except NotSettled as exc:
@@ -174,19 +187,46 @@ class SimEnv:
             new = {**obj, "metadata": {**meta, "resourceVersion": stored["metadata"]["resourceVersion"]}}
             return self.cluster.update(new, actor=actor)
 
-    def update(self, obj: Mapping[str, Any], *, actor: str = "scenario",
-               subresource: str | None = None) -> dict[str, Any]:
+    def update(
+        self, obj: Mapping[str, Any], *, actor: str = "scenario", subresource: str | None = None
+    ) -> dict[str, Any]:
         """Replace the stored object (or its `subresource`, e.g. "status")."""
         return self.cluster.update(dict(obj), actor=actor, subresource=subresource)
 
-    def patch(self, api_version: str, kind: str, name: str, body: Any, *, namespace: str | None = None,
-              patch_type: str = "merge", subresource: str | None = None, actor: str = "scenario") -> dict[str, Any]:
+    def patch(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        body: Any,
+        *,
+        namespace: str | None = None,
+        patch_type: str = "merge",
+        subresource: str | None = None,
+        actor: str = "scenario",
+    ) -> dict[str, Any]:
         """Patch an object: a "merge", "strategic" or "json" patch (or its content type)."""
-        return self.cluster.patch(api_version, kind, name, body, patch_type,
-                                  namespace=namespace, actor=actor, subresource=subresource)
+        return self.cluster.patch(
+            api_version,
+            kind,
+            name,
+            body,
+            patch_type,
+            namespace=namespace,
+            actor=actor,
+            subresource=subresource,
+        )
 
-    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None, *,
-               actor: str = "scenario", **options: Any) -> None:
+    def delete(
+        self,
+        api_version: str,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        *,
+        actor: str = "scenario",
+        **options: Any,
+    ) -> None:
         """Delete an object (options: propagation_policy, grace_period_seconds)."""
         self.cluster.delete(api_version, kind, name, namespace, actor=actor, **options)
 
@@ -202,8 +242,14 @@ class SimEnv:
             return False
         return True
 
-    def list(self, api_version: str, kind: str, namespace: str | None = None, *,
-             label_selector: str | Mapping[str, Any] | None = None) -> builtins.list[dict[str, Any]]:
+    def list(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str | Mapping[str, Any] | None = None,
+    ) -> builtins.list[dict[str, Any]]:
         """The objects of a kind, sorted by (namespace, name); read-only."""
         return list(self.cluster.list(api_version, kind, namespace, label_selector=label_selector))
 

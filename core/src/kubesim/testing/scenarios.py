@@ -1,8 +1,8 @@
 """Build Scenario documents (KEP-140 operations on steps) and write them as YAML.
 
-    doc = scenario("quick", {0: [create(node("n1")), create(pod("p1", cpu="1"))], 1: [done()]},
-                   simulation_controllers=["scheduler"])
-    write_yaml(tmp_path / "s.yaml", doc)
+doc = scenario("quick", {0: [create(node("n1")), create(pod("p1", cpu="1"))], 1: [done()]},
+               simulation_controllers=["scheduler"])
+write_yaml(tmp_path / "s.yaml", doc)
 """
 
 from __future__ import annotations
@@ -37,16 +37,25 @@ def create(obj: Mapping[str, Any], *, id: str | None = None) -> Obj:
     return op
 
 
-def patch(target: Mapping[str, Any], body: Mapping[str, Any] | Sequence[Any], *,
-          patch_type: str = "application/merge-patch+json", subresource: str | None = None,
-          id: str | None = None) -> Obj:
+def patch(
+    target: Mapping[str, Any],
+    body: Mapping[str, Any] | Sequence[Any],
+    *,
+    patch_type: str = "application/merge-patch+json",
+    subresource: str | None = None,
+    id: str | None = None,
+) -> Obj:
     """A patchOperation of the object `target` names (apiVersion, kind, metadata.name/namespace).
 
     `patch_type` is a content type or its short name ("merge", "strategic", "json").
     """
     type_meta, object_meta = _meta_of(target)
-    inner: Obj = {"typeMeta": type_meta, "objectMeta": object_meta, "patch": json.dumps(body, sort_keys=True),
-                  "patchType": patch_type}
+    inner: Obj = {
+        "typeMeta": type_meta,
+        "objectMeta": object_meta,
+        "patch": json.dumps(body, sort_keys=True),
+        "patchType": patch_type,
+    }
     if subresource is not None:
         inner["subresource"] = subresource
     op: Obj = {"patchOperation": inner}
@@ -55,13 +64,21 @@ def patch(target: Mapping[str, Any], body: Mapping[str, Any] | Sequence[Any], *,
     return op
 
 
-def delete(target: Mapping[str, Any], *, grace_period_seconds: int | None = None,
-           propagation_policy: str | None = None, id: str | None = None) -> Obj:
+def delete(
+    target: Mapping[str, Any],
+    *,
+    grace_period_seconds: int | None = None,
+    propagation_policy: str | None = None,
+    id: str | None = None,
+) -> Obj:
     """A deleteOperation of the object `target` names."""
     type_meta, object_meta = _meta_of(target)
     inner: Obj = {"typeMeta": type_meta, "objectMeta": object_meta}
-    options = {k: v for k, v in (("gracePeriodSeconds", grace_period_seconds),
-                                 ("propagationPolicy", propagation_policy)) if v is not None}
+    options = {
+        k: v
+        for k, v in (("gracePeriodSeconds", grace_period_seconds), ("propagationPolicy", propagation_policy))
+        if v is not None
+    }
     if options:
         inner["deleteOptions"] = options
     op: Obj = {"deleteOperation": inner}
