@@ -4,6 +4,8 @@ settle and steps."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -268,3 +270,11 @@ class Kubelike(Stuck):
 def test_sim_env_declares_the_controllers_capabilities(sim_env: SimEnvFactory) -> None:
     assert sim_env(controllers=[Kubelike]).runtime.capabilities.graceful_pod_deletion is True
     assert sim_env(controllers=[Stuck]).runtime.capabilities.graceful_pod_deletion is False
+
+
+def test_loading_the_pytest_plugin_imports_nothing_of_the_engine() -> None:
+    """pytest loads the plugin in every run where kubesim is installed: it must stay cheap."""
+    code = ("import sys, kubesim.testing.pytest_plugin; "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('kubesim'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.split() == ["kubesim", "kubesim.testing", "kubesim.testing.pytest_plugin"]
