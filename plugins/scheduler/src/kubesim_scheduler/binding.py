@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from .cycle import Cycle
 from .extender_calls import ExtenderCalls
 from .failure import FailureHandler, failure_nominating_info
@@ -30,26 +32,18 @@ WaitingBind = tuple[Cycle, QueuedPodInfo, str, Mapping[str, Any]]
 """A pod waiting at Permit: its cycle, its queued pod, the node and the assumed pod."""
 
 
+@attrs.define(eq=False)
 class BindingCycle:
     """Binds the pods the scheduling cycle placed, and holds those waiting at Permit."""
 
-    def __init__(
-        self,
-        table: NodeTable,
-        queue: SchedulingQueue,
-        pods: Mapping[str, Mapping[str, Any]],
-        handle: Handle,
-        extenders: ExtenderCalls,
-        failures: FailureHandler,
-    ) -> None:
-        self._table = table
-        self._handle = handle
-        self._queue = queue
-        self._pods = pods
-        self._extenders = extenders
-        self._failures = failures
-        # uid -> the pods waiting at Permit, in the order they started waiting
-        self.waiting: dict[str, WaitingBind] = {}
+    _table: NodeTable
+    _queue: SchedulingQueue
+    _pods: Mapping[str, Mapping[str, Any]]
+    _handle: Handle
+    _extenders: ExtenderCalls
+    _failures: FailureHandler
+    waiting: dict[str, WaitingBind] = attrs.field(factory=dict, init=False)
+    """uid -> the pods waiting at Permit, in the order they started waiting."""
 
     def assume_and_bind(self, cyc: Cycle, qpi: QueuedPodInfo, node: str) -> None:
         """assume, Reserve and Permit; then the binding cycle, unless Permit says wait."""

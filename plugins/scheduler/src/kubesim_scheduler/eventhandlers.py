@@ -32,25 +32,16 @@ __all__ = ["EventHandlers"]
 
 
 class EventHandlers:
-    """Keeps the nodes and pods the scheduler was told about (the informers' stores)."""
+    """The Scheduler's event handlers (a mixin): they keep `nodes` and `pods`, the objects the
+    scheduler was told about (the informers' stores), and update the node table and queue."""
 
-    def __init__(
-        self,
-        table: NodeTable,
-        queue: SchedulingQueue,
-        frameworks: Mapping[str, Framework],
-        handle: Handle,
-        binding: BindingCycle,
-        nodes: dict[str, Mapping[str, Any]],
-        pods: dict[str, Mapping[str, Any]],
-    ) -> None:
-        self._table = table
-        self._queue = queue
-        self._frameworks = frameworks
-        self._handle = handle
-        self._binding = binding
-        self.nodes = nodes
-        self.pods = pods
+    table: NodeTable
+    queue: SchedulingQueue
+    frameworks: dict[str, Framework]
+    handle: Handle
+    nodes: dict[str, Mapping[str, Any]]
+    pods: dict[str, Mapping[str, Any]]
+    _binding: BindingCycle
 
     # ----------------------------------------------------------------- nodes
     def add_node(self, node: Mapping[str, Any]) -> None:
@@ -60,8 +51,8 @@ class EventHandlers:
             self.update_node(node)
             return
         self.nodes[name] = node
-        self._table.add_node(node)
-        self._queue.move_all_to_active_or_backoff(ClusterEvent(NODE, ActionType.ADD), None, node)
+        self.table.add_node(node)
+        self.queue.move_all_to_active_or_backoff(ClusterEvent(NODE, ActionType.ADD), None, node)
 
     def update_node(self, node: Mapping[str, Any]) -> None:
         """updateNodeInCache: requeue for each scheduling-relevant change; an unknown node is added."""
@@ -71,9 +62,9 @@ class EventHandlers:
             self.add_node(node)
             return
         self.nodes[name] = node
-        self._table.update_node(node)
+        self.table.update_node(node)
         for evt in node_scheduling_properties_change(node, old):
-            self._queue.move_all_to_active_or_backoff(evt, old, node)
+            self.queue.move_all_to_active_or_backoff(evt, old, node)
 
     def remove_node(self, node: Mapping[str, Any] | str) -> None:
         """deleteNodeFromCache (by object or name)."""
@@ -81,8 +72,8 @@ class EventHandlers:
         old = self.nodes.pop(name, None)
         if old is None:
             return
-        self._queue.move_all_to_active_or_backoff(ClusterEvent(NODE, ActionType.DELETE), old, None)
-        self._table.remove_node(name)
+        self.queue.move_all_to_active_or_backoff(ClusterEvent(NODE, ActionType.DELETE), old, None)
+        self.table.remove_node(name)
 
     # ------------------------------------------------------------------ pods
     def add_pod(self, pod: Mapping[str, Any]) -> None:
@@ -94,10 +85,10 @@ class EventHandlers:
         self.pods[key] = pod
         pi = PodInfo(pod)
         if pi.node_name:
-            self._table.add_pod(pi)
-            self._queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.ADD), None, pod)
-        elif pi.scheduler_name in self._frameworks and not (pod.get("metadata") or {}).get("deletionTimestamp"):
-            self._queue.add(pi)
+            self.table.add_pod(pi)
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.ADD), None, pod)
+        elif pi.scheduler_name in self.frameworks and not (pod.get("metadata") or {}).get("deletionTimestamp"):
+            self.queue.add(pi)
 
     def update_pod(self, pod: Mapping[str, Any]) -> None:
         """updatePodInCache / updatePodInSchedulingQueue; an unknown pod is added."""
@@ -108,25 +99,25 @@ class EventHandlers:
             return
         self.pods[key] = pod
         if self._confirms_assumed(key, old, pod):
-            self._queue.delete(key)
+            self.queue.delete(key)
             return
         pi = PodInfo(pod)
         was_assigned = bool((old.get("spec") or {}).get("nodeName"))
         if pi.node_name:
-            assumed = self._table.pod_info(key)
-            self._table.add_pod(pi)
+            assumed = self.table.pod_info(key)
+            self.table.add_pod(pi)
             if not was_assigned:
-                self._queue.delete(key)
+                self.queue.delete(key)
                 if assumed is None:
-                    self._queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.ADD), None, pod)
+                    self.queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.ADD), None, pod)
                 return
             for evt in pod_scheduling_properties_change(pod, old):
-                self._queue.move_all_to_active_or_backoff(evt, old, pod)
-        elif self._binding.waiting and self._table.pod_info(key) is not None:
+                self.queue.move_all_to_active_or_backoff(evt, old, pod)
+        elif self._binding.waiting and self.table.pod_info(key) is not None:
             # upstream updatePodInSchedulingQueue: an assumed pod (waiting at Permit) stays put
             return
-        elif pi.scheduler_name in self._frameworks:
-            self._queue.update(old, pi)
+        elif pi.scheduler_name in self.frameworks:
+            self.queue.update(old, pi)
 
     def _confirms_assumed(self, key: str, old: Mapping[str, Any], pod: Mapping[str, Any]) -> bool:
         """The binding of a pod this scheduler assumed, changing nothing else it reads.
@@ -138,7 +129,7 @@ class EventHandlers:
         """
         if (old.get("spec") or {}).get("nodeName"):
             return False
-        assumed = self._table.pod_info(key)
+        assumed = self.table.pod_info(key)
         if assumed is None:
             return False
         spec, mine = pod.get("spec") or {}, assumed.pod
@@ -152,15 +143,15 @@ class EventHandlers:
         """deletePodFromCache / deletePodFromSchedulingQueue (a waiting pod is rejected)."""
         key = pod if isinstance(pod, str) else pod_key(pod)
         old = self.pods.pop(key, None)
-        self._handle.forget_pod_info(key)
+        self.handle.forget_pod_info(key)
         if self._binding.waiting and old is not None:
             # upstream deletePodFromSchedulingQueue: RejectWaitingPod
-            self._handle.reject_waiting_pod(waiting_pod_uid(old))
-        if self._table.remove_pod(key) is not None and old is not None:
-            self._queue.delete(key)
-            self._queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.DELETE), old, None)
+            self.handle.reject_waiting_pod(waiting_pod_uid(old))
+        if self.table.remove_pod(key) is not None and old is not None:
+            self.queue.delete(key)
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(ASSIGNED_POD, ActionType.DELETE), old, None)
         else:
-            self._queue.delete(key)
+            self.queue.delete(key)
 
 
 def _same_except(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None, key: str) -> bool:

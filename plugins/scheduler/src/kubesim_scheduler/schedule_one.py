@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+import attrs
 import numpy as np
 
 from .attempt import ScheduleAttempt
@@ -50,25 +51,17 @@ def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
     return n
 
 
+@attrs.define(eq=False)
 class SchedulingCycle:
     """schedulePod over the node table; hands placed pods to the binding cycle."""
 
-    def __init__(
-        self,
-        table: NodeTable,
-        rng: random.Random,
-        extenders: ExtenderCalls,
-        binding: BindingCycle,
-        failures: FailureHandler,
-        percentage_of_nodes_to_score: int,
-    ) -> None:
-        self._table = table
-        self._rng = rng
-        self._extenders = extenders
-        self._binding = binding
-        self._failures = failures
-        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
-        self.next_start_node_index = 0
+    _table: NodeTable
+    _rng: random.Random
+    _extenders: ExtenderCalls
+    _binding: BindingCycle
+    _failures: FailureHandler
+    percentage_of_nodes_to_score: int
+    next_start_node_index: int = 0
 
     def schedule(
         self,

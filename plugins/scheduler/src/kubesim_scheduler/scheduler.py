@@ -3,7 +3,8 @@
 `Scheduler` is kube-scheduler's Scheduler (pkg/scheduler/scheduler.go): it builds the
 profiles' frameworks, the node table, the queue and the parts below, and runs ScheduleOne.
 The concerns live where upstream keeps them:
-- eventhandlers.py: node and pod events into the node table and the queue;
+- eventhandlers.py: node and pod events into the node table and the queue (a mixin: upstream's
+  handlers are Scheduler methods too);
 - schedule_one.py: the scheduling cycle (schedulePod, findNodesThatFitPod, prioritizeNodes,
   selectHost);
 - binding.py: assume, Reserve, Permit and the pods waiting there, the binding cycle and
@@ -48,7 +49,7 @@ def default_profile(registry: Mapping[str, type[Plugin]] | None = None, **kw: An
     return ProfileConfig.from_multi_point(DEFAULT_MULTI_POINT, reg, skip_unknown=True, **kw)
 
 
-class Scheduler:
+class Scheduler(EventHandlers):
     """A kube-scheduler: profiles, node table, queue; feed it objects, call schedule_one().
 
     `now` is the simulated clock in seconds since `time_origin` (the epoch time at which
@@ -93,7 +94,7 @@ class Scheduler:
         self._external_preempt = preempt_pod
         self._external_patch_nominated = patch_nominated_node
         self.rng = random.Random(seed)
-        self.pods: dict[str, Mapping[str, Any]] = {}
+        self.pods = {}
         self.handle = Handle(
             self.table, lister=lister, binder=self._bind, now=self._clock,
             pod_lookup=self.pods.get, preempt_pod=self._preempt_pod,
@@ -103,7 +104,7 @@ class Scheduler:
         )
         if not profiles:
             profiles = [default_profile(self.registry)]
-        self.frameworks: dict[str, Framework] = {}
+        self.frameworks = {}
         for p in profiles:
             if p.scheduler_name in self.frameworks:
                 raise ValueError(f"duplicate profile {p.scheduler_name!r}")
@@ -124,7 +125,7 @@ class Scheduler:
             nominator=self.handle.nominator,
         )
         self.detail = detail
-        self.nodes: dict[str, Mapping[str, Any]] = {}
+        self.nodes = {}
         self.bindings: list[tuple[str, str]] = []
         # (victim key, preemptor key, node): every eviction preemption asked for
         self.preemptions: list[tuple[str, str, str]] = []
@@ -134,52 +135,16 @@ class Scheduler:
         self._cycle = SchedulingCycle(
             self.table, self.rng, self._extenders, self._binding, failures, percentage_of_nodes_to_score
         )
-        self._events = EventHandlers(
-            self.table, self.queue, self.frameworks, self.handle, self._binding, self.nodes, self.pods
-        )
 
     @property
     def percentage_of_nodes_to_score(self) -> int:
         """The share of nodes to find feasible before scoring (0: upstream's adaptive default)."""
         return self._cycle.percentage_of_nodes_to_score
 
-    @percentage_of_nodes_to_score.setter
-    def percentage_of_nodes_to_score(self, value: int) -> None:
-        self._cycle.percentage_of_nodes_to_score = value
-
     @property
     def next_start_node_index(self) -> int:
         """Where the next Filter pass starts in the node order (upstream's nextStartNodeIndex)."""
         return self._cycle.next_start_node_index
-
-    @next_start_node_index.setter
-    def next_start_node_index(self, value: int) -> None:
-        self._cycle.next_start_node_index = value
-
-    # ------------------------------------------------------------ events
-    def add_node(self, node: Mapping[str, Any]) -> None:
-        """A node appeared (or changed)."""
-        self._events.add_node(node)
-
-    def update_node(self, node: Mapping[str, Any]) -> None:
-        """A node changed (or appeared)."""
-        self._events.update_node(node)
-
-    def remove_node(self, node: Mapping[str, Any] | str) -> None:
-        """A node went away (by object or name)."""
-        self._events.remove_node(node)
-
-    def add_pod(self, pod: Mapping[str, Any]) -> None:
-        """A pod appeared: account it on its node if bound, else queue it for its profile."""
-        self._events.add_pod(pod)
-
-    def update_pod(self, pod: Mapping[str, Any]) -> None:
-        """A pod changed (or appeared)."""
-        self._events.update_pod(pod)
-
-    def remove_pod(self, pod: Mapping[str, Any] | str) -> None:
-        """A pod went away (by object or key)."""
-        self._events.remove_pod(pod)
 
     # ------------------------------------------------- the handle's writes
     def _bind(self, pod: Mapping[str, Any], node: str) -> None:
@@ -252,13 +217,13 @@ class Scheduler:
         fw = self.frameworks.get(pi.scheduler_name)
         if fw is None:
             raise KeyError(f"profile not found for scheduler name {pi.scheduler_name!r}")
-        saved = self.next_start_node_index
+        saved = self._cycle.next_start_node_index
         try:
             attempt = self._new_attempt(fw, pi)
             self._cycle.schedule(fw, pi, None, attempt, evaluate_only=True, score_single=score_single)
             return attempt
         finally:
-            self.next_start_node_index = saved
+            self._cycle.next_start_node_index = saved
             self._extenders.recording = None
 
     def run(self, max_attempts: int | None = None) -> list[ScheduleAttempt]:
