@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from kubesim.plugins.crash import PluginCrashed
+
 from .attempt import PASSED, ScheduleAttempt
 from .cycle import Cycle
 from .extender import Extender, ExtenderError
@@ -163,6 +165,8 @@ class ExtenderCalls:
             self.record("bind", ext, response)
             try:
                 self._handle.bind(pi.pod, node)
+            except PluginCrashed:
+                raise  # an admission hook raised: ends the run
             except Exception as e:  # noqa: BLE001 - a failed write is an Error status, as for DefaultBinder
                 return True, Status.from_error(e)
             return True, None
