@@ -36,7 +36,7 @@ ORPHAN, BACKGROUND, FOREGROUND = "Orphan", "Background", "Foreground"
 POLICIES = (ORPHAN, BACKGROUND, FOREGROUND)
 ORPHAN_BY_DEFAULT = frozenset((("", "ReplicationController"), ("batch", "Job")))  # v1 back-compat defaults
 FOREGROUND_FINALIZER = "foregroundDeletion"
-ORPHAN_FINALIZER = "orphan"
+_ORPHAN_FINALIZER = "orphan"
 _GC = "garbage-collector"
 
 
@@ -66,7 +66,7 @@ class GarbageCollector:
             found = self._store.by_uid(ref.get("uid", ""))
             if found is None:
                 dangling.append(ref["uid"])
-            elif deleting_dependents(found[1]):
+            elif _deleting_dependents(found[1]):
                 waiting.append(ref["uid"])
             else:
                 solid.append(ref["uid"])
@@ -78,7 +78,7 @@ class GarbageCollector:
             finalizers = meta.get("finalizers") or ()
             if waiting and self._store.has_dependents(meta["uid"]):
                 policy = FOREGROUND
-            elif ORPHAN_FINALIZER in finalizers:
+            elif _ORPHAN_FINALIZER in finalizers:
                 policy = ORPHAN
             elif FOREGROUND_FINALIZER in finalizers:
                 policy = FOREGROUND
@@ -118,7 +118,7 @@ class GarbageCollector:
     def finish_foreground_deletion(self, uid: str) -> None:
         """Drop the foregroundDeletion finalizer once no dependent blocks the owner any more."""
         found = self._store.by_uid(uid)
-        if found is None or not deleting_dependents(found[1]):
+        if found is None or not _deleting_dependents(found[1]):
             return
         rt, owner = found
 
@@ -143,7 +143,7 @@ class GarbageCollector:
             log.warning("removing the foregroundDeletion finalizer failed", kind=rt.kind, error=str(exc))
 
 
-def deleting_dependents(obj: dict[str, Any]) -> bool:
+def _deleting_dependents(obj: dict[str, Any]) -> bool:
     """An owner being deleted in the foreground (deletionTimestamp and the foregroundDeletion finalizer)."""
     meta = obj["metadata"]
     return bool(meta.get("deletionTimestamp")) and FOREGROUND_FINALIZER in (meta.get("finalizers") or ())
