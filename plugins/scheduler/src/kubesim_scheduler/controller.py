@@ -20,7 +20,7 @@ Extenders come from the configuration (HTTP) and the kubesim_scheduler_extenders
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from kubesim import Controller, Runtime, ControllerWaiter, PodResult
 from kubesim.api import ScenarioPodScheduleResult
@@ -293,7 +293,7 @@ class SchedulerController(Controller):
         history.append(result)
         if pod is None:
             # the bound pod as stored: the binding's watch event has just delivered it
-            bound_pod = self.scheduler.pods.get(key) or self._current(attempt.pod)
+            bound_pod = cast("dict[str, Any]", self.scheduler.pods.get(key) or self._current(attempt.pod))
             self._new_epoch()
             self._forget(key)
             self.history.pop(key, None)

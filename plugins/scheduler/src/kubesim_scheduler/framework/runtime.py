@@ -240,7 +240,7 @@ class Framework:
     # ----------------------------------------------------------- pre-enqueue
     def run_pre_enqueue(self, pod: Mapping[str, Any]) -> Status | None:
         for pl in self.pre_enqueue_plugins:
-            s = _call(pl.pre_enqueue, pod)
+            s: Status | None = _call(pl.pre_enqueue, pod)
             if s is not None and not s.is_success():
                 return s.with_plugin(pl.name)
         return None
@@ -313,7 +313,7 @@ class Framework:
                 res = _call(pl.filter_batch, state, pod_info, sub)
                 if isinstance(res, Status):
                     err = res
-                    res = BatchFilterResult(np.full(len(sub), int(Code.ERROR), dtype=np.int8), lambda _r, e=err: e.reasons)
+                    res = BatchFilterResult(np.full(len(sub), int(Code.ERROR), dtype=np.int8), lambda _r, e=err: e.reasons)  # type: ignore[misc]
             else:
                 res = self._filter_per_node(pl, state, pod_info, sub)
             fail = res.codes != 0
@@ -538,7 +538,7 @@ class Framework:
     # --------------------------------------------------------------- binding
     def run_reserve(self, state: CycleState, pod_info: PodInfo, node: str, rec: PointResults | None = None) -> Status | None:
         for pl in self.reserve_plugins:
-            s = _call(pl.reserve, state, pod_info.pod, node)
+            s: Status | None = _call(pl.reserve, state, pod_info.pod, node)
             _note(rec, "reserve", pl.name, s)
             if s is not None and not s.is_success():
                 if s.is_rejected():
@@ -599,7 +599,7 @@ class Framework:
         for pl in self.pre_bind_plugins:
             if pl.name in state.skip_pre_bind_plugins:
                 continue
-            s = _call(pl.pre_bind, state, pod_info.pod, node)
+            s: Status | None = _call(pl.pre_bind, state, pod_info.pod, node)
             _note(rec, "preBind", pl.name, s)
             if s is not None and not s.is_success():
                 if s.is_rejected():
