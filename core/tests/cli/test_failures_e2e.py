@@ -9,29 +9,22 @@ plugin (and, for an exception, its file:line), the result so far written and no 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from kubesim import testing
+from kubesim.testing import KubesimRun
 
 DATA = Path(__file__).parents[1] / "data"
 PLUGIN = DATA / "plugins" / "kubesim_failing.py"
-KUBESIM = Path(sys.executable).parent / "kubesim"
 
 
-def run_kubesim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_kubesim(*args: str, cwd: Path) -> KubesimRun:
     """`kubesim ARGS` with only the failing plugin; a hang fails the test after 60 s."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KUBESIM_")}
-    env["KUBESIM_DISABLED_PLUGINS"] = ",".join(sorted(ep.name for ep in entry_points(group="kubesim")))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(DATA / "plugins"), env.get("PYTHONPATH")]))
-    env["KUBESIM_PLUGINS"] = "kubesim_failing"
-    return subprocess.run([str(KUBESIM), *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=60, check=False)
+    return testing.run_kubesim(*args, cwd=cwd, plugins=(), pythonpath=[DATA / "plugins"],
+                               modules=["kubesim_failing"], timeout=60)
 
 
 def _line_of(marker: str) -> int:

@@ -7,21 +7,19 @@ import os
 import signal
 import stat
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from kubesim.cli.output import OutputError, write_atomic
+from kubesim.testing import KubesimRun, kubesim_command, run_kubesim
 
-KUBESIM = str(Path(sys.executable).parent / "kubesim")
+KUBESIM = str(kubesim_command())
 QUICKSTART = str(Path(__file__).resolve().parents[3] / "examples" / "quickstart" / "scenario.yaml")
 
 
-def run(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([KUBESIM, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
+def run(*args: str, cwd: Path, timeout: float = 120) -> KubesimRun:
+    return run_kubesim(*args, cwd=cwd, timeout=timeout)
 
 
 @pytest.mark.parametrize(("make", "message"), [

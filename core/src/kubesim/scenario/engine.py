@@ -98,6 +98,8 @@ class EngineOptions:
     )
     allow_unknown_targets: bool = False
     settle_limits: SettleLimits = SettleLimits()
+    skip_idle_steps: bool = True
+    """Skip MajorSteps in which nothing can happen (no operation, no controller's timed work)."""
     plugin_options: dict[str, Any] = attrs.field(factory=dict)
 
     def __attrs_post_init__(self) -> None:
@@ -146,6 +148,7 @@ class ScenarioRun:
         # (spec, its JSON form) as given to the cluster, reused by to_json while the spec stays
         self._spec_json: tuple[ScenarioSpec, dict[str, Any]] | None = None
         self._last_step = -1
+        self._clock_step = 0  # the MajorStep whose start time the clock has reached
         self.log = log.bind(scenario=self.scenario.name)
 
     # --- public -----------------------------------------------------------
@@ -238,8 +241,13 @@ class ScenarioRun:
         major = first
         try:
             while True:
-                if major > 0:  # MajorStep N starts N step durations after the start time
-                    self.clock.advance(self.options.step_duration)
+                if major > self._clock_step:  # MajorStep N starts N step durations after the start time
+                    try:
+                        self.clock.advance(self.options.step_duration * (major - self._clock_step))
+                    except OverflowError:
+                        raise ScenarioFailed(f"step {major} would start after 9999-12-31T23:59:59Z, the latest "
+                                             "time kubesim can represent (see --step-duration)") from None
+                    self._clock_step = major
                 ops = self._operations()
                 self.scenario.status.step_status.step = ScenarioStep(major, 0)
                 self._last_step = major
@@ -253,12 +261,30 @@ class ScenarioRun:
                     return
                 if self.options.update_strategy == "AtMovingNextStep":
                     self._publish(with_result=True)
-                major += 1
+                major = self._next_step(major)
         except ScenarioFailed as exc:
             self._fail(str(exc))
         except PluginCrashed as exc:  # an admission hook, during an operation
             self.log.debug("plugin crashed", exc_info=True)
             self._fail(exc.message)
+
+    def _next_step(self, major: int) -> int:
+        """The next MajorStep that can hold work: the next operation's, or an earlier one whose time
+        reaches a controller's next wake-up. The steps between would do nothing: skipped in O(1)."""
+        target = min(op.step for op in self._operations() if op.step > major)
+        if target == major + 1 or self.external_waiters or not self.options.skip_idle_steps:
+            return major + 1
+        duration = self.options.step_duration
+        for controller in self.controllers.values():
+            wake = controller.next_wakeup()
+            if wake is None:
+                continue
+            if duration <= timedelta(0):
+                return major + 1 if wake <= self.clock.now() else target
+            ahead = wake - self.clock.now()  # this step's time; step k starts (k - major) durations on
+            steps = max(1, -(-ahead // duration))
+            target = min(target, major + steps)
+        return target
 
     def _run_step(self, ops: list[tuple[int, ScenarioOperation]]) -> bool:
         """Run one MajorStep with its (index, operation) pairs; True when it held the done operation."""

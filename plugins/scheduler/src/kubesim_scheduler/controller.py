@@ -20,9 +20,10 @@ Extenders come from the configuration (HTTP) and the kubesim_scheduler_extenders
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
 from typing import Any, cast
 
-from kubesim import Controller, Runtime, ControllerWaiter, PodResult
+from kubesim import Controller, ControllerWaiter, PodResult, Runtime
 from kubesim.api import ScenarioPodScheduleResult
 from kubesim.cluster import WatchEvent
 from kubesim.errors import ApiError, NotFound
@@ -66,7 +67,8 @@ class SchedulerController(Controller):
         self.annotations = bool(runtime.options.get("annotations"))
         extenders = build_extenders(settings.config.extenders, runtime.scheduler_extenders())
         self.profiles = {p.scheduler_name for p in settings.profiles}
-        epoch = runtime.clock.now().timestamp()
+        self._start = runtime.clock.now()  # the scheduler's time 0
+        epoch = self._start.timestamp()
         self.scheduler = Scheduler(
             settings.profiles,
             registry=registry,
@@ -353,6 +355,15 @@ class SchedulerController(Controller):
             self.log.debug("pod condition not updated", pod=pod_key(pod), error=exc.message)
             return False
         return True
+
+    def next_wakeup(self) -> datetime | None:
+        """The first deadline of a pod waiting at Permit: the only work time alone brings.
+
+        Queue flushes and backoffs matter only while the scheduler runs, and it runs in a step
+        only when its waiter does not hold: after a change, or when a Permit wait ends.
+        """
+        known = [d for d in (wp.deadline() for wp in self.scheduler.handle.waiting_pods) if d is not None]
+        return self._start + timedelta(seconds=min(known)) if known else None
 
     def waiter(self) -> ControllerWaiter:
         # a pod waiting at Permit counts as done until it is allowed, rejected or times out
