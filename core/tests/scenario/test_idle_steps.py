@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,8 +13,8 @@ import yaml
 from kubesim.api import Scenario, ScenarioPhase, structure
 from kubesim.plugins import load_plugins
 from kubesim.scenario import EngineOptions, Simulator
+from kubesim.testing import KubesimRun, run_kubesim
 
-KUBESIM = str(Path(sys.executable).parent / "kubesim")
 API = "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1"
 
 
@@ -39,12 +37,10 @@ def _scenario(last_step: int, *, pending: bool = False, controllers: list[str] |
     return {"apiVersion": API, "kind": "Scenario", "metadata": {"name": "idle"}, "spec": spec}
 
 
-def _run(tmp_path: Path, doc: dict[str, Any], *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+def _run(tmp_path: Path, doc: dict[str, Any], *args: str) -> tuple[KubesimRun, dict[str, Any]]:
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(doc))
-    proc = subprocess.run([KUBESIM, "run", "s.yaml", "-q", "-o", "r.json", *args], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc, json.loads((tmp_path / "r.json").read_text()) if (tmp_path / "r.json").exists() else {}
+    run = run_kubesim("run", "s.yaml", "-q", "-o", "r.json", *args, cwd=tmp_path, timeout=120)
+    return run, run.result or {}
 
 
 def test_the_largest_step_runs_in_an_instant(tmp_path: Path) -> None:
@@ -58,7 +54,8 @@ def test_the_largest_step_runs_in_an_instant(tmp_path: Path) -> None:
 
 
 def test_a_step_past_int32_is_invalid(tmp_path: Path) -> None:
-    proc, _ = _run(tmp_path, _scenario(2**31))
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(_scenario(2**31)))
+    proc = run_kubesim("validate", "s.yaml", cwd=tmp_path, timeout=60)
     assert proc.returncode == 2
     assert "spec.operations[2].step: must be at most 2147483647 (MajorStep is an int32), got 2147483648" in proc.stderr
 

@@ -52,7 +52,7 @@ def test_selectors() -> None:
     assert ls.matches({"app": "web", "tier": "b"}) and not ls.matches({"app": "web"})
     assert not helper.label_selector_as_selector(None).matches({})
     assert helper.label_selector_as_selector({}).matches({"any": "thing"})
-    with pytest.raises(ValueError, match="'Gt' is not a valid label selector operator"):
+    with pytest.raises(ValueError, match='"Gt" is not a valid label selector operator'):  # Go's %q
         helper.label_selector_as_selector({"matchExpressions": [{"key": "k", "operator": "Gt", "values": ["1"]}]})
 
 

@@ -25,7 +25,7 @@ except ImportError:  # not installed: use the source tree
 
 from interpodaffinity_builders import Node, Pod, sel
 from kubesim_scheduler.plugins.interpodaffinity import ClusterIndex
-from kubesim_scheduler.plugins.interpodaffinity.labelselector import selector_from_label_selector
+from kubesim.k8s.selectors import label_selector_as_selector as selector_from_label_selector
 from kubesim_scheduler.plugins.podtopologyspread import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
     ERR_REASON_NODE_LABEL_NOT_MATCH,
@@ -1842,7 +1842,7 @@ def test_default_selector_from_services_and_owners() -> None:
     owners = StaticOwners([svc, other_ns, nil_sel])
     s = default_selector(pod, owners)
     assert s.sig() == selector_from_label_selector(sel({"app": "web"})).sig()
-    assert default_selector(Pod("q").ns("ns").obj(), owners).empty()
+    assert default_selector(Pod("q").ns("ns").obj(), owners).empty
 
     rc = {
         "kind": "ReplicationController",

@@ -2,9 +2,14 @@
 
 Objects are plain dicts in Kubernetes JSON form. `Cluster` gives them API-server semantics
 (uids, resourceVersions, admission, finalizers, garbage collection, watch events);
-`LabelSelector`, `FieldSelector` and the quantity helpers are shared with controllers and
-the scheduler.
+`LabelSelector`, `FieldSelector` and the quantity helpers are re-exported from
+`kubesim.k8s`, where the Kubernetes primitives shared with controllers and the scheduler live.
 """
+
+from kubesim.k8s.quantity import milli_value as cpu_milli
+from kubesim.k8s.quantity import parse_quantity
+from kubesim.k8s.quantity import value as to_int
+from kubesim.k8s.selectors import FieldSelector, LabelSelector, Requirement
 
 from .admission import AdmissionRequest, AdmissionResponse, Admitter
 from .cluster import DEFAULT_NAMESPACES, Cluster
@@ -12,9 +17,7 @@ from .events import WatchEvent, WatchHandler
 from .jsontree import copy_tree, load_document
 from .patches import UnsupportedMediaType
 from .precheck import check_new_object
-from .quantity import cpu_milli, parse_quantity, to_int
 from .registry import ResourceRegistry, ResourceType
-from .selectors import FieldSelector, LabelSelector, Requirement
 from .strategic import PatchField, PatchSchema, strategic_merge_patch
 
 __all__ = [

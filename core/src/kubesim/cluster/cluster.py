@@ -32,6 +32,7 @@ import structlog
 
 from kubesim.clock import Clock
 from kubesim.errors import BadRequest
+from kubesim.k8s.selectors import FieldSelector, LabelSelector
 
 from .admission import Admitter
 from .events import WatchHandler
@@ -40,7 +41,6 @@ from .jsontree import copy_tree
 from .namespaces import DEFAULT_NAMESPACES
 from .patches import apply_patch, patch_kind
 from .registry import ResourceRegistry, ResourceType
-from .selectors import FieldSelector, LabelSelector
 from .strategic_tables import schema_for
 from .writes import GenericStore, checked_metadata
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from .quantity import parse_quantity
-from .validation import FieldError, duplicate, invalid, is_dns1123_label, required
+from kubesim.k8s.quantity import parse_quantity
+from kubesim.k8s.validation import FieldError, duplicate, invalid, is_dns1123_label, required
 
 __all__ = ["default_pod", "initial_pod_status", "pod_qos_class", "validate_pod"]
 

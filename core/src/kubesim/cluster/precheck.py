@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
+
 from .jsontree import copy_tree
 from .registry import ResourceRegistry
 from .strategies import apply_defaults, validate_kind
-from .validation import invalid_error, name_check_for, validate_object_meta
 
 __all__ = ["check_new_object"]
 

@@ -13,8 +13,8 @@ from typing import Any
 import attrs
 
 from kubesim.errors import NotFound
+from kubesim.k8s.validation import FieldError, invalid, invalid_error, is_dns1123_label, is_dns1123_subdomain, required
 
-from .validation import FieldError, invalid, invalid_error, is_dns1123_label, is_dns1123_subdomain, required
 
 __all__ = [
     "BUILTIN_TYPES",

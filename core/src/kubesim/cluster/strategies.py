@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubesim.k8s.validation import FieldError, is_dns1123_label
+
 from .pods import default_pod, initial_pod_status, validate_pod
 from .priority import default_priority_class
 from .registry import CRD_TYPE, ResourceType
-from .validation import FieldError, is_dns1123_label
 
 __all__ = ["apply_defaults", "prepare_for_create", "validate_kind"]
 

@@ -18,6 +18,8 @@ import attrs
 
 from kubesim.clock import Clock, format_time
 from kubesim.errors import AlreadyExists, BadRequest, Conflict, NotFound
+from kubesim.k8s.conditions import update_pod_condition
+from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
 
 from . import priority, strategies
 from .admission import AdmissionChain, write_request
@@ -35,7 +37,6 @@ from .identity import NameGenerator, UidSource
 from .namespaces import NamespaceLifecycle
 from .registry import CRD_TYPE, ResourceRegistry, ResourceType, crd_resource_type
 from .store import Key, ObjectStore, owner_uids
-from .validation import invalid_error, name_check_for, validate_object_meta
 
 __all__ = ["GenericStore", "checked_metadata"]
 
@@ -316,7 +317,8 @@ class GenericStore:
         bound["metadata"] = dict(meta)
         bound["spec"] = {**spec, "nodeName": node_name}
         status = dict(pod.get("status") or {})
-        status["conditions"] = _set_condition(status.get("conditions"), "PodScheduled", self.now())
+        conditions = status.get("conditions")
+        status["conditions"] = update_pod_condition(conditions, "PodScheduled", "True", self.now())
         bound["status"] = status
         self.commit(rt, key, bound, pod, actor, "binding")
         return bound
@@ -462,18 +464,6 @@ def checked_metadata(obj: dict[str, Any]) -> dict[str, Any]:
 
 def _binding_conflict(name: str, reason: str) -> Conflict:
     return Conflict(f'Operation cannot be fulfilled on pods/binding "{name}": {reason}')
-
-
-def _set_condition(conditions: Any, kind: str, now: str) -> list[dict[str, Any]]:
-    """podutil.UpdatePodCondition with status True: a new transition time only on a change."""
-    out = [c for c in conditions or () if type(c) is dict]
-    for i, c in enumerate(out):
-        if c.get("type") == kind:
-            if c.get("status") != "True":
-                out[i] = {**c, "status": "True", "lastTransitionTime": now}
-            return out
-    out.append({"type": kind, "status": "True", "lastProbeTime": None, "lastTransitionTime": now})
-    return out
 
 
 def _grace_period(pod: dict[str, Any], requested: int | None) -> int:

@@ -7,16 +7,17 @@ them. Usage comes from the `kubesim.io/usage` pod annotation that the simulated 
 writes for pods with a simSpec: a JSON object of resource name to quantity.
 """
 
-# upstream: staging/src/k8s.io/component-helpers/resource/helpers.go (PodRequests)
+# upstream: staging/src/k8s.io/component-helpers/resource/helpers.go (PodRequests), through
+# kubesim.k8s.podrequests
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
-from kubesim.cluster import parse_quantity
+from kubesim.k8s import podrequests
+from kubesim.k8s.quantity import QuantityError, nano_to_milli, nano_to_value, parse_nano
 
 __all__ = [
     "USAGE_ANNOTATION",
@@ -29,72 +30,35 @@ __all__ = [
 ]
 
 USAGE_ANNOTATION = "kubesim.io/usage"
-_POD_LEVEL = ("cpu", "memory")
 
 
-def _to_int(name: str, value: Decimal) -> int:
-    scaled = value * 1000 if name == "cpu" else value
-    return int(scaled.to_integral_value(rounding=ROUND_CEILING))
+def _to_int(name: str, nano: int) -> int:
+    return nano_to_milli(nano) if name == "cpu" else nano_to_value(nano)
 
 
 def amount(name: str, quantity: Any) -> int:
     """One quantity as an integer in the resource's unit (cpu: millicores); ValueError when malformed."""
-    return _to_int(name, parse_quantity(quantity))
+    return _to_int(name, parse_nano(quantity))
 
 
-def _parse_list(rl: Any) -> dict[str, Decimal]:
+def _parse_list(rl: Any) -> dict[str, int]:
     if not isinstance(rl, Mapping):
         return {}
-    out: dict[str, Decimal] = {}
+    out: dict[str, int] = {}
     for k, v in rl.items():
         try:
-            out[str(k)] = parse_quantity(v)
+            out[str(k)] = parse_nano(v)
         except ValueError:
             continue  # the API server would have rejected it; a result never holds one
     return out
 
 
-def _add(dst: dict[str, Decimal], src: Mapping[str, Decimal]) -> None:
-    for k, v in src.items():
-        dst[k] = dst.get(k, Decimal(0)) + v
-
-
-def _max_into(dst: dict[str, Decimal], src: Mapping[str, Decimal]) -> None:
-    for k, v in src.items():
-        if k not in dst or v > dst[k]:
-            dst[k] = v
-
-
-def _requests(container: Any) -> dict[str, Decimal]:
-    if not isinstance(container, Mapping):
-        return {}
-    return _parse_list((container.get("resources") or {}).get("requests"))
-
-
 def pod_requests(pod: Mapping[str, Any]) -> dict[str, int]:
     """The pod's effective requests (PodRequests without non-zero defaults), as integers."""
-    spec = pod.get("spec") or {}
-    reqs: dict[str, Decimal] = {}
-    for c in spec.get("containers") or ():
-        _add(reqs, _requests(c))
-    sidecars: dict[str, Decimal] = {}
-    init_max: dict[str, Decimal] = {}
-    for c in spec.get("initContainers") or ():
-        creq = _requests(c)
-        if isinstance(c, Mapping) and c.get("restartPolicy") == "Always":
-            _add(reqs, creq)
-            _add(sidecars, creq)
-            step = dict(sidecars)
-        else:
-            step = dict(creq)
-            _add(step, sidecars)
-        _max_into(init_max, step)
-    _max_into(reqs, init_max)
-    pod_level = _parse_list((spec.get("resources") or {}).get("requests"))
-    for k, v in pod_level.items():
-        if k in _POD_LEVEL or k.startswith("hugepages-"):
-            reqs[k] = v
-    _add(reqs, _parse_list(spec.get("overhead")))
+    try:
+        reqs = podrequests.pod_requests(pod)
+    except QuantityError:
+        return {}  # the API server would have rejected the pod; a result never holds one
     return {k: _to_int(k, v) for k, v in reqs.items()}
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 from kubesim.api import ScenarioStep
+from kubesim.k8s.keys import namespaced_name as pod_key  # "namespace/name", the key of a pod in `ClusterState.pods`
 from kubesim.results.events import TimelineEvent
 from kubesim.results.resources import node_allocatable, pod_requests, pod_usage
 
@@ -29,11 +30,6 @@ def _older(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
     a = (new.get("metadata") or {}).get("resourceVersion")
     b = (old.get("metadata") or {}).get("resourceVersion")
     return isinstance(a, str) and isinstance(b, str) and a.isdigit() and b.isdigit() and int(a) < int(b)
-
-
-def pod_key(namespace: str | None, name: str) -> str:
-    """"namespace/name", the key of a pod in `ClusterState.pods`."""
-    return f"{namespace or 'default'}/{name}"
 
 
 @attrs.define(slots=True, eq=False)

@@ -6,6 +6,11 @@ pkg/controllers/machine_controller.go) keeps a MachineNodePool, one reservation
 StatefulSet and Service per machine type, and the Machine's status.availableMachines.
 """
 
+# resource.Quantity helpers, part of this package's API since before kubesim.k8s held them
+from kubesim.k8s.quantity import QuantityError
+from kubesim.k8s.quantity import canonical as canonical_quantity
+from kubesim.k8s.quantity import value as quantity_value
+
 from .admission import admit_machine
 from .affinity import affinity_match_expressions, gpu_selector, machine_type_resources, tolerations
 from .controller import MachineController, desired_replicas, typed_node_pool
@@ -19,7 +24,6 @@ from .names import (
     reservation_name,
 )
 from .ownership import AlreadyOwned, controller_of, set_controller_reference
-from .quantities import QuantityError, canonical_quantity, quantity_value
 from .reservation import SLEEPER_IMAGE, generate_service, generate_statefulset, sleeper_container
 from .usage import count_reserved, count_unscheduled, count_used_and_waiting, pod_condition_type_map
 from .webhook import DEFAULTER, VALIDATOR, default_machine, validate_machine

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubesim.k8s.quantity import canonical as canonical_quantity
 from kubesim_imperator_nodepool import (
     MACHINE_STATUS_KEY,
     MODE_READY,
@@ -21,7 +22,6 @@ from kubesim_imperator_nodepool import (
     machine_type_key,
 )
 
-from .quantities import canonical_quantity
 
 __all__ = [
     "affinity_match_expressions",

@@ -22,9 +22,9 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from kubesim.k8s.quantity import QuantityError
+from kubesim.k8s.quantity import value as quantity_value
 from kubesim_imperator_nodepool import MACHINE_GROUP_KEY
-
-from .quantities import QuantityError, quantity_value
 
 __all__ = [
     "DEFAULTER",

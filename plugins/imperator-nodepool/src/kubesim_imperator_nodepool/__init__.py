@@ -6,8 +6,10 @@ pool's status (upstream tenzen-y/imperator pkg/controllers/machinenodepool_contr
 The API group's keys and the structural-schema handling are shared with the Machine plugin.
 """
 
+# meta.SetStatusCondition, part of this package's API since before kubesim.k8s held it
+from kubesim.k8s.conditions import set_status_condition
+
 from .admission import admit_machine_node_pool, admit_structural
-from .conditions import set_status_condition
 from .controller import MachineNodePoolController
 from .crd import CONDITIONS_SCHEMA, MACHINE_NODE_POOL_CRD, NODE_POOL_SCHEMA, QUANTITY_PATTERN, crd_schema
 from .keys import (

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubesim.cluster import AdmissionRequest, AdmissionResponse
-from kubesim.cluster.validation import invalid_error
+from kubesim.k8s.validation import invalid_error
 
 from .crd import MACHINE_NODE_POOL_CRD, crd_schema
 from .structural import prune, validate_custom_resource

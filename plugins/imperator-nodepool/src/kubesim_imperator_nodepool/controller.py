@@ -26,8 +26,8 @@ from typing import Any, cast
 from kubesim import ReconcileController, Runtime
 from kubesim.cluster import WatchEvent, copy_tree
 from kubesim.errors import ApiError, NotFound
+from kubesim.k8s.conditions import set_status_condition
 
-from .conditions import set_status_condition
 from .keys import API_VERSION, CONDITION_READY, MACHINE_GROUP_KEY, NODE_POOL_FINALIZER
 from .nodes import NodeTaintPanic, apply_pool_entry, cleanup_node, node_condition
 from .ratelimit import RateLimiter

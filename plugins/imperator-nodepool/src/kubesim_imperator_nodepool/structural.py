@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from kubesim.cluster.validation import FieldError, invalid, required
+from kubesim.k8s.validation import FieldError, invalid, required
 
 __all__ = ["prune", "validate_custom_resource"]
 

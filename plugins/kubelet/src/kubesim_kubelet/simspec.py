@@ -27,7 +27,7 @@ from typing import Any
 import attrs
 import yaml
 from kubesim.clock import parse_time
-from kubesim.cluster import parse_quantity
+from kubesim.k8s.quantity import parse_quantity
 
 __all__ = [
     "SIM_SPEC_ANNOTATION",

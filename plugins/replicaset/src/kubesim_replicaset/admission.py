@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kubesim.cluster import AdmissionRequest, AdmissionResponse
-from kubesim.cluster.validation import FieldError, invalid_error
+from kubesim.k8s.validation import FieldError, invalid_error
 
 from .defaults import default_deployment, default_replicaset
 from .validation import validate_deployment_spec, validate_immutable_selector, validate_replicaset_spec

@@ -24,6 +24,7 @@ from typing import Any, cast
 from kubesim import ReconcileController, Runtime
 from kubesim.cluster import LabelSelector, WatchEvent, copy_tree
 from kubesim.errors import ApiError, NotFound
+from kubesim.k8s.conditions import get_condition, remove_condition, set_condition
 
 from .ownership import adopt_patch, claim_objects, controller_ref, new_controller_ref, release_patch
 from .podstate import is_pod_active, is_pod_available, is_pod_ready, ready_at
@@ -36,7 +37,6 @@ __all__ = [
     "calculate_status",
     "pod_from_template",
     "replicaset_settled",
-    "set_replicaset_condition",
 ]
 
 RS_API_VERSION = "apps/v1"
@@ -62,33 +62,6 @@ def _status_int(obj: Obj, field: str) -> int:
     return int((obj.get("status") or {}).get(field) or 0)
 
 
-def get_condition(status: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:
-    """The status condition of type `kind`, if any."""
-    for c in status.get("conditions") or ():
-        if isinstance(c, Mapping) and c.get("type") == kind:
-            return c
-    return None
-
-
-def set_replicaset_condition(status: dict[str, Any], condition: dict[str, Any]) -> None:
-    """SetCondition: replace the condition of its type unless status and reason are unchanged."""
-    current = get_condition(status, condition["type"])
-    if current is not None and current.get("status") == condition["status"] and current.get(
-        "reason"
-    ) == condition.get("reason"):
-        return
-    rest = [c for c in status.get("conditions") or () if c.get("type") != condition["type"]]
-    status["conditions"] = [*rest, condition]
-
-
-def _remove_condition(status: dict[str, Any], kind: str) -> None:
-    rest = [c for c in status.get("conditions") or () if c.get("type") != kind]
-    if rest:
-        status["conditions"] = rest
-    else:
-        status.pop("conditions", None)
-
-
 def calculate_status(
     rs: Obj, active_pods: Sequence[Obj], manage_error: str | None, now: datetime, timestamp: str
 ) -> dict[str, Any]:
@@ -107,7 +80,7 @@ def calculate_status(
             ready += 1
             if is_pod_available(pod, min_ready, now):
                 available += 1
-    failure = get_condition(status, REPLICA_FAILURE)
+    failure = get_condition(status.get("conditions"), REPLICA_FAILURE)
     if manage_error is not None and failure is None:
         diff = len(active_pods) - _spec_replicas(rs)
         reason = "FailedCreate" if diff < 0 else ("FailedDelete" if diff > 0 else "")
@@ -116,9 +89,9 @@ def calculate_status(
             condition["reason"] = reason
         if manage_error:
             condition["message"] = manage_error
-        set_replicaset_condition(status, condition)
+        set_condition(status, condition, keep_transition_time=False)  # replicaset.SetCondition
     elif manage_error is None and failure is not None:
-        _remove_condition(status, REPLICA_FAILURE)
+        remove_condition(status, REPLICA_FAILURE)
     status["replicas"] = len(active_pods)
     for field, value in (("fullyLabeledReplicas", fully_labeled), ("readyReplicas", ready),
                          ("availableReplicas", available)):
@@ -141,7 +114,7 @@ def _status_unchanged(rs: Obj, new_status: Mapping[str, Any]) -> bool:
 
 def has_replica_failure(rs: Obj) -> bool:
     """status.conditions holds ReplicaFailure=True."""
-    c = get_condition(rs.get("status") or {}, REPLICA_FAILURE)
+    c = get_condition((rs.get("status") or {}).get("conditions"), REPLICA_FAILURE)
     return c is not None and c.get("status") == "True"
 
 

@@ -3,8 +3,8 @@
 Ports the spec part of k8s.io/kubernetes pkg/apis/apps/validation/validation.go
 (ValidateDeploymentSpec, ValidateReplicaSetSpec, ValidatePodTemplateSpecForReplicaSet,
 ValidateDeploymentStrategy, ValidateRollingUpdateDeployment, ValidatePositiveIntOrPercent,
-IsNotMoreThan100Percent) and of apimachinery's metav1 validation (ValidateLabelSelector,
-ValidateLabels). Metadata is validated by the core before these run. Bad values print as
+IsNotMoreThan100Percent); ValidateLabelSelector and ValidateLabels are the core's
+(kubesim.k8s.validation). Metadata is validated by the core before these run. Bad values print as
 JSON, as apimachinery's field.Error does from v1.34 on: for example
 `spec.template.metadata.labels: Invalid value: {"app":"x"}: `selector` does not match
 template `labels``.
@@ -15,71 +15,34 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubesim.cluster import LabelSelector
 from kubesim.cluster.pods import validate_pod
-from kubesim.cluster.validation import (
+from kubesim.errors import ApiError
+from kubesim.k8s.selectors import NOTHING, LabelSelector
+from kubesim.k8s.validation import (
     FieldError,
     forbidden,
     invalid,
-    is_label_value,
     is_qualified_name,
     required,
+    validate_label_selector,
+    validate_labels,
 )
-from kubesim.errors import ApiError
 
 from .intorpercent import is_valid_percent
 
 __all__ = [
     "validate_deployment_spec",
     "validate_immutable_selector",
-    "validate_label_selector",
     "validate_replicaset_spec",
 ]
 
 _NEGATIVE = "must be greater than or equal to 0"
-_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 
 
 def _nonnegative(value: Any, path: str) -> list[FieldError]:
     if isinstance(value, int) and not isinstance(value, bool) and value < 0:
         return [invalid(path, value, _NEGATIVE)]
     return []
-
-
-def validate_labels(labels: Mapping[str, Any] | None, path: str) -> list[FieldError]:
-    """ValidateLabels: keys are qualified names, values label values (keys in sorted order)."""
-    errs: list[FieldError] = []
-    for k in sorted(labels or {}):
-        errs.extend(invalid(path, k, m) for m in is_qualified_name(k))
-        v = (labels or {})[k]
-        errs.extend(invalid(path, v, m) for m in is_label_value(str(v)))
-    return errs
-
-
-def validate_label_selector(selector: Mapping[str, Any], path: str) -> list[FieldError]:
-    """metav1validation.ValidateLabelSelector (label values strictly checked)."""
-    errs = validate_labels(selector.get("matchLabels"), f"{path}.matchLabels")
-    for i, expr in enumerate(selector.get("matchExpressions") or ()):
-        p = f"{path}.matchExpressions[{i}]"
-        if not isinstance(expr, Mapping):
-            errs.append(invalid(p, expr, "must be an object"))
-            continue
-        op, values = expr.get("operator"), list(expr.get("values") or [])
-        if op in ("In", "NotIn"):
-            if not values:
-                errs.append(required(f"{p}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
-        elif op in ("Exists", "DoesNotExist"):
-            if values:
-                errs.append(
-                    forbidden(f"{p}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
-                )
-        else:
-            errs.append(invalid(f"{p}.operator", op, "not a valid selector operator"))
-        key = str(expr.get("key") or "")
-        errs.extend(invalid(f"{p}.key", key, m) for m in is_qualified_name(key))
-        for j, v in enumerate(values):
-            errs.extend(invalid(f"{p}.values[{j}]", v, m) for m in is_label_value(str(v)))
-    return errs
 
 
 def _template_errors(template: Any, selector: LabelSelector, path: str) -> list[FieldError]:
@@ -125,7 +88,7 @@ def _selector_and_template(spec: Mapping[str, Any], path: str) -> list[FieldErro
         errs.append(invalid(f"{path}.selector", selector, "invalid label selector"))
         return errs
     # a nil selector converts to labels.Nothing(), which is not Empty: templates never match it
-    effective = parsed if parsed is not None else LabelSelector.nothing()
+    effective = parsed if parsed is not None else NOTHING
     errs.extend(_template_errors(spec.get("template"), effective, f"{path}.template"))
     return errs
 

@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from kubesim.k8s.keys import namespaced_name, pod_key
+
 from .framework.diagnosis import FitError
-from .framework.pod_info import pod_key
 from .framework.runtime import FilterOutcome, PointResults, Rejection, ScoreOutcome
 from .framework.status import Code, Status
 
@@ -82,7 +83,7 @@ class ScheduleAttempt:
     @property
     def pod_name(self) -> str:
         md = self.pod.get("metadata") or {}
-        return f"{md.get('namespace') or 'default'}/{md.get('name', '')}"
+        return namespaced_name(md.get("namespace"), md.get("name", ""))
 
     @property
     def pod_key(self) -> str:

@@ -27,6 +27,7 @@ from kubesim import Controller, ControllerWaiter, PodResult, Runtime
 from kubesim.api import ScenarioPodScheduleResult
 from kubesim.cluster import WatchEvent
 from kubesim.errors import ApiError, NotFound
+from kubesim.k8s.keys import namespaced_name
 
 from .annotations import attempt_annotations
 from .attempt import ScheduleAttempt
@@ -192,7 +193,7 @@ class SchedulerController(Controller):
         self._new_epoch()
         self.runtime.recorder.record_pod("podPreempted", PodResult(
             pod=pod, created_at=self.runtime.recorder.pod_created_at(pod), bound_to=node,
-            preempted_by=f"{pmeta.get('namespace') or 'default'}/{pmeta.get('name', '')}",
+            preempted_by=namespaced_name(pmeta.get("namespace"), pmeta.get("name", "")),
             preempted_at=self.runtime.step_status.step,
         ), actor=self.name)
         return True

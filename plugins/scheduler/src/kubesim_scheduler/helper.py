@@ -20,11 +20,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from kubesim.k8s.selectors import label_selector_as_selector as _label_selector_as_selector
+from kubesim.k8s.selectors import selector_from_set as _selector_from_set
+
 from .framework.interface import MAX_NODE_SCORE, NodeScore
 from .framework.normalize import default_normalize, default_normalize_scores
 from .framework.status import Status
-from .labels import label_selector_as_selector as _label_selector_as_selector
-from .labels import selector_from_set as _selector_from_set
 from .plugins.noderesources.resource_allocation import broken_linear
 from .plugins.nodeaffinity import RequiredNodeAffinity
 from .taints import Toleration, do_not_schedule_taint, taint_of, toleration_of

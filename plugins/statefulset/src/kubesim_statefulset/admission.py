@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubesim.cluster import AdmissionRequest, AdmissionResponse, copy_tree
-from kubesim.cluster.validation import invalid_error
+from kubesim.k8s.validation import invalid_error
 
 from .defaults import default_statefulset
 from .validation import check_types, validate_statefulset, validate_statefulset_update

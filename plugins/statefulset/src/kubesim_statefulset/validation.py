@@ -14,18 +14,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubesim.cluster import LabelSelector
-from kubesim.cluster.validation import (
+from kubesim.errors import ApiError, BadRequest
+from kubesim.k8s.selectors import NOTHING, LabelSelector
+from kubesim.k8s.validation import (
     FieldError,
     forbidden,
     invalid,
     is_dns1123_label,
     is_dns1123_subdomain,
-    is_label_value,
     is_qualified_name,
     required,
+    validate_label_selector,
+    validate_labels,
 )
-from kubesim.errors import ApiError, BadRequest
 
 __all__ = ["check_types", "validate_statefulset", "validate_statefulset_update"]
 
@@ -101,35 +102,6 @@ def _selector_value(selector: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _validate_labels(labels: Any, path: str) -> list[FieldError]:
-    errs: list[FieldError] = []
-    for k, v in (labels or {}).items() if isinstance(labels, dict) else ():
-        errs.extend(invalid(path, k, m) for m in is_qualified_name(str(k)))
-        errs.extend(invalid(path, v, m) for m in is_label_value(str(v)))
-    return errs
-
-
-def _validate_selector(selector: Mapping[str, Any], path: str) -> list[FieldError]:
-    """metav1validation.ValidateLabelSelector (label values must be valid)."""
-    errs = _validate_labels(selector.get("matchLabels"), f"{path}.matchLabels")
-    for i, expr in enumerate(selector.get("matchExpressions") or ()):
-        where = f"{path}.matchExpressions[{i}]"
-        expr = expr if isinstance(expr, dict) else {}
-        op, values = expr.get("operator"), expr.get("values") or []
-        if op in ("In", "NotIn"):
-            if not values:
-                errs.append(required(f"{where}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
-        elif op in ("Exists", "DoesNotExist"):
-            if values:
-                errs.append(forbidden(f"{where}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-        else:
-            errs.append(invalid(f"{where}.operator", op, "not a valid selector operator"))
-        errs.extend(invalid(f"{where}.key", expr.get("key"), m) for m in is_qualified_name(str(expr.get("key") or "")))
-        for j, v in enumerate(values):
-            errs.extend(invalid(f"{where}.values[{j}]", v, m) for m in is_label_value(str(v)))
-    return errs
-
-
 def _non_negative(value: Any, path: str) -> list[FieldError]:
     return [invalid(path, value, _NEGATIVE)] if isinstance(value, (int, float)) and value < 0 else []
 
@@ -174,12 +146,12 @@ def _validate_spec(spec: Mapping[str, Any]) -> list[FieldError]:
     elif not isinstance(selector, dict):
         errs.append(invalid("spec.selector", selector, "must be a label selector"))
     else:
-        errs.extend(_validate_selector(selector, "spec.selector"))
+        errs.extend(validate_label_selector(selector, "spec.selector"))
         if not selector.get("matchLabels") and not selector.get("matchExpressions"):
             errs.append(invalid("spec.selector", _selector_value(selector), "empty selector is invalid for statefulset"))
     if selector is None or isinstance(selector, dict):
         try:
-            parsed = LabelSelector.from_dict(selector) if selector is not None else LabelSelector.nothing()
+            parsed = LabelSelector.from_dict(selector) if selector is not None else NOTHING
         except ApiError:
             errs.append(invalid("spec.selector", _selector_value(selector or {}), ""))
     template = _object(spec.get("template"))
@@ -189,7 +161,7 @@ def _validate_spec(spec: Mapping[str, Any]) -> list[FieldError]:
         if not parsed.empty and not parsed.matches(labels if isinstance(labels, dict) else {}):
             errs.append(invalid("spec.template.metadata.labels", _sorted_map(labels),
                                 "`selector` does not match template `labels`"))
-        errs.extend(_validate_labels(labels, "spec.template.labels"))
+        errs.extend(validate_labels(labels, "spec.template.labels"))
         for key in tmeta.get("annotations") or {}:
             errs.extend(invalid("spec.template.annotations", key, m) for m in is_qualified_name(str(key).lower()))
     pod_spec = _object(template.get("spec"))

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubesim.k8s import conditions
+
 __all__ = [
     "AVAILABLE",
     "FAILED_RS_CREATE_REASON",
@@ -56,33 +58,17 @@ def new_condition(kind: str, status: str, reason: str, message: str, now: str) -
 
 def get_condition(status: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:
     """GetDeploymentCondition."""
-    for c in status.get("conditions") or ():
-        if isinstance(c, Mapping) and c.get("type") == kind:
-            return c
-    return None
+    return conditions.get_condition(status.get("conditions"), kind)
 
 
 def set_condition(status: dict[str, Any], condition: dict[str, Any]) -> None:
     """SetDeploymentCondition: no change when status and reason match; keep the transition time
     while the status is unchanged; the condition moves to the end of the list."""
-    current = get_condition(status, condition["type"])
-    if current is not None and current.get("status") == condition["status"] and current.get(
-        "reason"
-    ) == condition.get("reason"):
-        return
-    if current is not None and current.get("status") == condition["status"]:
-        condition = {**condition, "lastTransitionTime": current.get("lastTransitionTime")}
-    rest = [c for c in status.get("conditions") or () if c.get("type") != condition["type"]]
-    status["conditions"] = [*rest, condition]
+    conditions.set_condition(status, condition, keep_transition_time=True)
 
 
-def remove_condition(status: dict[str, Any], kind: str) -> None:
-    """RemoveDeploymentCondition (an empty list is dropped, as omitempty does)."""
-    rest = [c for c in status.get("conditions") or () if c.get("type") != kind]
-    if rest:
-        status["conditions"] = rest
-    else:
-        status.pop("conditions", None)
+remove_condition = conditions.remove_condition
+"""RemoveDeploymentCondition (an empty list is dropped, as omitempty does)."""
 
 
 def rs_to_deployment_condition(c: Mapping[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
-from kubesim.cluster import parse_quantity
+from kubesim.k8s.quantity import parse_quantity
 
 __all__ = [
     "DEFAULT_UNIQUE_LABEL_KEY",

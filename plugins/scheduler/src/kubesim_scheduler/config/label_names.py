@@ -1,15 +1,14 @@
 """Kubernetes name rules used by the scheduler config validation.
 
 Upstream: k8s.io/apimachinery/pkg/util/validation/validation.go (IsQualifiedName,
-IsValidLabelValue, IsDNS1123Subdomain) and pkg/apis/core/v1/helper/helpers.go
-(IsExtendedResourceName). Lengths are counted in bytes as Go does.
+IsValidLabelValue, IsDNS1123Subdomain). Lengths are counted in bytes as Go does.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["is_extended_resource_name", "label_value_errors", "qualified_name_errors"]
+__all__ = ["label_value_errors", "qualified_name_errors"]
 
 _QNAME_CHAR = "[A-Za-z0-9]"
 _QNAME_EXT_CHAR = "[-A-Za-z0-9_.]"
@@ -89,11 +88,3 @@ def label_value_errors(value: str) -> list[str]:
     if not _LABEL_VALUE.fullmatch(value):
         errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return errs
-
-
-def is_extended_resource_name(name: str) -> bool:
-    """IsExtendedResourceName: prefixed, not kubernetes.io/, not requests., and a qualified name."""
-    native = "/" not in name or "kubernetes.io/" in name
-    if native or name.startswith("requests."):
-        return False
-    return not qualified_name_errors("requests." + name)

@@ -18,7 +18,7 @@ from kubesim.errors import Problem
 
 from kubesim_scheduler.config.converter import unstructure
 from kubesim_scheduler.config.field_errors import duplicate, index, invalid, join, required
-from kubesim_scheduler.config.label_names import is_extended_resource_name, qualified_name_errors
+from kubesim_scheduler.config.label_names import qualified_name_errors
 from kubesim_scheduler.config.plugin_args import ARGS_TYPES
 from kubesim_scheduler.config.types import (
     API_VERSION,
@@ -30,6 +30,7 @@ from kubesim_scheduler.config.types import (
     PluginSet,
 )
 from kubesim_scheduler.config.validation_args import validate_plugin_args
+from kubesim_scheduler.resources import is_extended_resource_name
 
 __all__ = ["REMOVED_PLUGINS", "validate"]
 

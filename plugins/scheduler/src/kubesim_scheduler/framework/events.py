@@ -135,8 +135,8 @@ def node_scheduling_properties_change(new: Mapping[str, Any], old: Mapping[str, 
 
 def pod_scheduling_properties_change(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[ClusterEvent]:
     """The specific Pod update events (labels, scale-down, gates removed, tolerations added)."""
-    from ..resources import pod_requests
-    from ..quantity import nano_to_milli
+    from kubesim.k8s.podrequests import pod_requests
+    from kubesim.k8s.quantity import nano_to_milli
 
     resource = ASSIGNED_POD if (new.get("spec") or {}).get("nodeName") else UNSCHEDULED_POD
     out = []

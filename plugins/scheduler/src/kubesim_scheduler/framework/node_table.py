@@ -15,8 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ..labels import DOES_NOT_EXIST, EQUALS, EXISTS, IN, NOT_EQUALS, NOT_IN, Requirement
-from ..resources import resource_from_list, resource_list
+from kubesim.k8s.podrequests import resource_list
+from kubesim.k8s.selectors import DOES_NOT_EXIST, EQUALS, EXISTS, IN, NOT_EQUALS, NOT_IN, Requirement
+
+from ..resources import resource_from_list
 from ..taints import Taint, taint_of
 from .node_info import HostPortInfo, ImageStateSummary, NodeInfo
 from .pod_info import PodInfo

@@ -11,32 +11,19 @@ from typing import Any
 
 import attrs
 
-from ..labels import Selector, SelectorError, label_selector_as_selector
-from ..quantity import NANO, nano_to_milli, nano_to_value
-from ..resources import (
-    DEFAULT_MEMORY_REQUEST,
-    DEFAULT_MILLI_CPU_REQUEST,
-    Resource,
-    is_pod_level_requests_set,
-    max_resource_from_list,
-    pod_requests,
-    resource_from_list,
-)
+from kubesim.k8s.keys import pod_key
+from kubesim.k8s.podrequests import NON_ZERO_DEFAULTS, non_zero_pod_requests, pod_requests
+from kubesim.k8s.quantity import nano_to_milli, nano_to_value
+from kubesim.k8s.selectors import LabelSelector as Selector
+from kubesim.k8s.selectors import SelectorError, label_selector_as_selector
+
+from ..resources import Resource, max_resource_from_list, resource_from_list
 from ..taints import Toleration, toleration_of
 
 __all__ = ["PodInfo", "AffinityTerm", "WeightedAffinityTerm", "HostPort", "pod_key", "normalized_image_name"]
 
 # (hostIP, protocol, hostPort)
 HostPort = tuple[str, str, int]
-
-
-def pod_key(pod: Mapping[str, Any]) -> str:
-    """The cache key of a pod: its uid, or namespace/name when it has none."""
-    md = pod.get("metadata") or {}
-    uid = md.get("uid")
-    if uid:
-        return str(uid)
-    return f"{md.get('namespace') or 'default'}/{md.get('name', '')}"
 
 
 def normalized_image_name(name: str) -> str:
@@ -122,15 +109,7 @@ class PodInfo:
         # CalculateResource: requests (with status resources, pod-level requests) + non-zero.
         reqs = pod_requests(pod, use_status=True)
         self.requests = resource_from_list(reqs)
-        if is_pod_level_requests_set(pod):
-            non_missing = {}
-            if "cpu" not in reqs:
-                non_missing["cpu"] = DEFAULT_MILLI_CPU_REQUEST * 10**6
-            if "memory" not in reqs:
-                non_missing["memory"] = DEFAULT_MEMORY_REQUEST * NANO
-        else:
-            non_missing = {"cpu": DEFAULT_MILLI_CPU_REQUEST * 10**6, "memory": DEFAULT_MEMORY_REQUEST * NANO}
-        non0 = pod_requests(pod, use_status=True, non_missing=non_missing) if non_missing else reqs
+        non0 = non_zero_pod_requests(pod, reqs, use_status=True)
         self.non0_cpu = nano_to_milli(non0.get("cpu", 0))
         self.non0_mem = nano_to_value(non0.get("memory", 0))
 
@@ -198,9 +177,7 @@ class PodInfo:
         k = (resource, use_requested)
         v = self._score_requests.get(k)
         if v is None:
-            nm = None if use_requested else {
-                "cpu": DEFAULT_MILLI_CPU_REQUEST * 10**6, "memory": DEFAULT_MEMORY_REQUEST * NANO,
-            }
+            nm = None if use_requested else NON_ZERO_DEFAULTS
             reqs = self._score_request_lists.get(use_requested)
             if reqs is None:
                 reqs = pod_requests(self.pod, non_missing=nm, use_status=True)

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from kubesim.k8s.selectors import Requirement, SelectorError, node_selector_requirements, selector_from_set
+
 from ..framework.cycle_state import CycleState
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, NODE, QueueingHint
 from ..framework.interface import (
@@ -26,7 +28,6 @@ from ..framework.node_table import NodeTable
 from ..framework.normalize import default_normalize
 from ..framework.pod_info import PodInfo
 from ..framework.status import Code, Status
-from ..labels import Requirement, SelectorError, requirements_from_expressions, selector_from_set
 
 __all__ = [
     "NodeAffinity",
@@ -58,7 +59,7 @@ class _Term:
         exprs = term.get("matchExpressions") or []
         if exprs:
             try:
-                self.labels = requirements_from_expressions(exprs)
+                self.labels = node_selector_requirements(exprs)
             except SelectorError as e:
                 self.errors.append(str(e))
         mf = term.get("matchFields") or []

@@ -9,8 +9,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kubesim.k8s.selectors import LabelSelector as Selector, SelectorError, label_selector_as_selector
+
 from ...framework.pod_info import PodInfo
-from ...labels import Selector, SelectorError, label_selector_as_selector
 
 __all__ = ["PDB", "filter_pods_with_pdb_violation", "parse_pdbs"]
 
@@ -45,7 +46,7 @@ class PDB:
     def matches(self, pod_info: PodInfo) -> bool:
         """Same namespace and a non-empty selector that selects the pod's labels."""
         sel = self.selector
-        if self.namespace != pod_info.namespace or sel is None or sel.empty():
+        if self.namespace != pod_info.namespace or sel is None or sel.empty:
             return False
         return sel.matches(pod_info.labels)
 

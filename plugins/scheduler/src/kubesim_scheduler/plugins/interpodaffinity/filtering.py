@@ -173,7 +173,7 @@ def _with_merged_namespaces(
     info: PodAffinityInfo, namespaces: Mapping[str, Mapping[str, str]]
 ) -> PodAffinityInfo:
     if not any(
-        not t.namespace_selector.empty() for t in info.required_affinity + info.required_anti_affinity
+        not t.namespace_selector.empty for t in info.required_affinity + info.required_anti_affinity
     ):
         return info
     return PodAffinityInfo(

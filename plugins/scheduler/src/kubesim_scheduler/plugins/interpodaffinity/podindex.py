@@ -15,7 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from .labelselector import EQUALS, IN, Selector
+from kubesim.k8s.keys import pod_key
+from kubesim.k8s.selectors import EQUALS, IN
+from kubesim.k8s.selectors import LabelSelector as Selector
+
 from .terms import AffinityTerm, PodAffinityInfo, pod_affinity_info
 
 __all__ = ["ClusterIndex", "Domain", "LabelGroup", "TermGroup", "pod_key"]
@@ -26,18 +29,6 @@ PREFERRED_AFFINITY = "pref"
 PREFERRED_ANTI_AFFINITY = "prefanti"
 
 _MEMO_LIMIT = 1_000_000
-
-
-def pod_key(pod: Mapping[str, Any]) -> Any:
-    """A stable identity for a pod: uid, else namespace/name, else the object itself."""
-    meta = pod.get("metadata") or {}
-    uid = meta.get("uid")
-    if uid:
-        return ("uid", uid)
-    name = meta.get("name")
-    if name:
-        return ("name", meta.get("namespace", "") or "", name)
-    return ("id", id(pod))
 
 
 def _labels_sig(labels: Mapping[str, str]) -> tuple[tuple[str, str], ...]:

@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .labelselector import NOTHING, Selector, SelectorError, aggregate_message, selector_from_label_selector
+from kubesim.k8s.selectors import NOTHING, SelectorError, label_selector_as_selector
+from kubesim.k8s.selectors import LabelSelector as Selector
+from kubesim.k8s.validation import aggregate
 
 __all__ = [
     "AffinityTerm",
@@ -68,14 +70,14 @@ class PodAffinityInfo:
 
 
 def _new_term(pod_ns: str, raw: Mapping[str, Any]) -> AffinityTerm:
-    selector = selector_from_label_selector(raw.get("labelSelector"))
+    selector = label_selector_as_selector(raw.get("labelSelector"))
     ns_list = raw.get("namespaces") or []
     ns_sel_raw = raw.get("namespaceSelector")
     if not ns_list and ns_sel_raw is None:
         namespaces = frozenset([pod_ns])
     else:
         namespaces = frozenset(ns_list)
-    ns_selector = selector_from_label_selector(ns_sel_raw)
+    ns_selector = label_selector_as_selector(ns_sel_raw)
     return AffinityTerm(namespaces, selector, raw.get("topologyKey", "") or "", ns_selector)
 
 
@@ -138,7 +140,7 @@ def pod_affinity_info(pod: Mapping[str, Any]) -> PodAffinityInfo:
         except SelectorError as e:
             errs.append(f"{label}: {e}")
     if errs:
-        info.parse_error = aggregate_message(errs)
+        info.parse_error = aggregate(errs)
     return info
 
 
@@ -147,7 +149,7 @@ def merge_namespace_selector(term: AffinityTerm, namespaces: Mapping[str, Mappin
 
     Applied to the incoming pod's terms, after which matching them needs no namespace labels.
     """
-    if term.namespace_selector.empty():
+    if term.namespace_selector.empty:
         return term
     names = set(term.namespaces)
     sel = term.namespace_selector

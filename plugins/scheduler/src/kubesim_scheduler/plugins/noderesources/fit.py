@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from kubesim.k8s.podrequests import pod_requests, resource_list
+
 from ...framework.cycle_state import CycleState
 from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, NODE, POD, QueueingHint
 from ...framework.interface import (
@@ -24,7 +26,7 @@ from ...framework.node_info import NodeInfoList
 from ...framework.node_table import NodeTable
 from ...framework.pod_info import PodInfo
 from ...framework.status import Code, Status
-from ...resources import Resource, is_extended_resource_name, max_resource_from_list, pod_requests, resource_from_list, resource_list
+from ...resources import Resource, is_extended_resource_name, max_resource_from_list, resource_from_list
 from .resource_allocation import (
     Columns,
     allocatable_requested,

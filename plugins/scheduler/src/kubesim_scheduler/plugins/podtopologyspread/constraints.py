@@ -11,12 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from ..interpodaffinity.labelselector import (
-    Selector,
-    SelectorError,
-    selector_from_label_selector,
-    selector_from_set,
-)
+from kubesim.k8s.selectors import LabelSelector as Selector, SelectorError, label_selector_as_selector, selector_from_set
+
 
 __all__ = [
     "DO_NOT_SCHEDULE",
@@ -174,7 +170,7 @@ def default_selector(pod: Mapping[str, Any], owners: OwnerLookup | None) -> Sele
         label_set.update(spec_sel or {})
         return selector_from_set(label_set)
     try:
-        other = selector_from_label_selector(spec_sel)
+        other = label_selector_as_selector(spec_sel)
     except SelectorError:
         return selector
     if other.nothing:
@@ -197,7 +193,7 @@ def filter_constraints(
     for c in constraints:
         if c.get("whenUnsatisfiable") != action:
             continue
-        selector = selector_from_label_selector(c.get("labelSelector"))
+        selector = label_selector_as_selector(c.get("labelSelector"))
         keys = c.get("matchLabelKeys") or []
         if keys:
             match = {k: pod_labels[k] for k in keys if k in pod_labels}
@@ -245,7 +241,7 @@ def build_default_constraints(
     if not constraints:
         return []
     selector = default_selector(pod, owners)
-    if selector.empty():
+    if selector.empty:
         return []
     return [replace(c, selector=selector) for c in constraints]
 

@@ -22,7 +22,7 @@ def matching_counts(index: ClusterIndex, constraint: SpreadConstraint, namespace
     """countPodsMatchSelector for every node slot: non-terminating pods of `namespace` it selects."""
     out = np.zeros(index.size, dtype=np.int64)
     sel = constraint.selector
-    if sel.empty():
+    if sel.empty:
         return out
     for _, g in index.candidate_label_groups(sel):
         if g.terminating or g.namespace != namespace:

@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..interpodaffinity.labelselector import SelectorError
+from kubesim.k8s.selectors import SelectorError
+
 from ..interpodaffinity.podindex import ClusterIndex
 from ..interpodaffinity.result import ERROR, SKIP, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, Outcome
 from .constraints import (

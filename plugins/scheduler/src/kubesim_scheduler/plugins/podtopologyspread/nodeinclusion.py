@@ -11,22 +11,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..interpodaffinity.labelselector import (
+from kubesim.k8s.selectors import (
     DOES_NOT_EXIST,
     EXISTS,
-    GT,
+    GREATER_THAN,
     IN,
-    LT,
+    LESS_THAN,
     NOT_IN,
-    Selector,
+    Requirement,
     SelectorError,
-    new_requirement,
     selector_from_set,
 )
+from kubesim.k8s.selectors import LabelSelector as Selector
+
 
 __all__ = ["RequiredNodeAffinity", "has_untolerated_taint", "tolerates"]
 
-_NODE_OPS = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_NOT_EXIST, "Gt": GT, "Lt": LT}
+_NODE_OPS = {
+    "In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_NOT_EXIST, "Gt": GREATER_THAN, "Lt": LESS_THAN,
+}
 
 
 class _Term:
@@ -47,7 +50,7 @@ class _Term:
                     self.invalid = True
                     continue
                 try:
-                    reqs.append(new_requirement(e.get("key", ""), op, list(e.get("values") or [])))
+                    reqs.append(Requirement.new(e.get("key", ""), op, list(e.get("values") or [])))
                 except SelectorError:
                     self.invalid = True
             self.labels = Selector(reqs)

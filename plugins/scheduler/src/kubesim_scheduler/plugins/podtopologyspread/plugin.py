@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from kubesim.k8s.selectors import SelectorError
+
 from ...framework.cycle_state import CycleState, StateNotFound
 from ...framework.events import NODE, POD, ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint
 from ...framework.handle import Handle
@@ -26,7 +28,6 @@ from ...framework.interface import (
 from ...framework.node_info import NodeInfo, NodeInfoList
 from ...framework.pod_info import PodInfo
 from ...framework.status import Code, Status
-from ..interpodaffinity.labelselector import SelectorError
 from ..interpodaffinity.plugin import outcome_status
 from ..interpodaffinity.tablesync import table_index
 from .constraints import DO_NOT_SCHEDULE, HONOR, PodTopologySpreadArgs, SpreadConstraint, get_constraints

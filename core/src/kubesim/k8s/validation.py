@@ -1,7 +1,8 @@
 """Field errors and the apimachinery format checks (names, label keys and values).
 
 Messages follow k8s.io/apimachinery pkg/util/validation (validation.go, content/kube.go,
-content/dns.go) and pkg/util/validation/field/errors.go, so that an Invalid error reads as
+content/dns.go), pkg/util/validation/field/errors.go and pkg/apis/meta/v1/validation
+(ValidateLabels, ValidateLabelSelector), so that an Invalid error reads as
 the API server's would: `Pod "x" is invalid: metadata.name: Invalid value: "X": ...`.
 """
 
@@ -32,6 +33,8 @@ __all__ = [
     "is_qualified_name",
     "name_check_for",
     "required",
+    "validate_label_selector",
+    "validate_labels",
     "validate_object_meta",
 ]
 
@@ -292,4 +295,43 @@ def validate_object_meta(
                     f"no new finalizers can be added if the object is being deleted, found new finalizers {shown}",
                 )
             )
+    return errs
+
+
+def validate_labels(labels: Mapping[str, Any] | None, path: str) -> list[FieldError]:
+    """metav1validation.ValidateLabels: keys are qualified names, values label values.
+
+    Keys are checked in sorted order (Go ranges over the map in random order).
+    """
+    errs: list[FieldError] = []
+    for k in sorted(labels or {}, key=str):
+        errs.extend(invalid(path, k, m) for m in is_qualified_name(str(k)))
+        v = (labels or {})[k]
+        errs.extend(invalid(path, v, m) for m in is_label_value(str(v)))
+    return errs
+
+
+def validate_label_selector(selector: Mapping[str, Any], path: str) -> list[FieldError]:
+    """metav1validation.ValidateLabelSelector with label values checked strictly."""
+    errs = validate_labels(selector.get("matchLabels"), f"{path}.matchLabels")
+    for i, expr in enumerate(selector.get("matchExpressions") or ()):
+        p = f"{path}.matchExpressions[{i}]"
+        if not isinstance(expr, Mapping):
+            errs.append(invalid(p, expr, "must be an object"))
+            continue
+        op, values = expr.get("operator"), list(expr.get("values") or [])
+        if op in ("In", "NotIn"):
+            if not values:
+                errs.append(required(f"{p}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+        elif op in ("Exists", "DoesNotExist"):
+            if values:
+                errs.append(
+                    forbidden(f"{p}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
+                )
+        else:
+            errs.append(invalid(f"{p}.operator", op, "not a valid selector operator"))
+        key = str(expr.get("key") or "")
+        errs.extend(invalid(f"{p}.key", key, m) for m in is_qualified_name(key))
+        for j, v in enumerate(values):
+            errs.extend(invalid(f"{p}.values[{j}]", v, m) for m in is_label_value(str(v)))
     return errs

@@ -1,14 +1,16 @@
 """Label selectors and field selectors, parsed once and matched many times.
 
 The label selector grammar, error messages and `String()` form follow
-k8s.io/apimachinery pkg/labels/selector.go; metav1.LabelSelector conversion follows
-pkg/apis/meta/v1/helpers.go (LabelSelectorAsSelector); field selectors follow
-pkg/fields/selector.go. Invalid selectors raise BadRequest, as a list request would.
+k8s.io/apimachinery pkg/labels/selector.go (NewRequirement, Requirement.Matches, Parse,
+SelectorFromSet); metav1.LabelSelector conversion follows pkg/apis/meta/v1/helpers.go
+(LabelSelectorAsSelector); field selectors follow pkg/fields/selector.go. Invalid selectors
+raise SelectorError, a BadRequest (what a list request answers) that is also a ValueError.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -18,163 +20,203 @@ from kubesim.errors import BadRequest
 
 from .validation import FieldError, aggregate, invalid, is_label_value, is_qualified_name
 
-__all__ = ["FieldSelector", "LabelSelector", "Requirement"]
+__all__ = [
+    "DOES_NOT_EXIST",
+    "DOUBLE_EQUALS",
+    "EQUALS",
+    "EVERYTHING",
+    "EXISTS",
+    "GREATER_THAN",
+    "IN",
+    "LESS_THAN",
+    "NOTHING",
+    "NOT_EQUALS",
+    "NOT_IN",
+    "FieldSelector",
+    "LabelSelector",
+    "Requirement",
+    "SelectorError",
+    "label_selector_as_selector",
+    "node_selector_requirements",
+    "parse_int64",
+    "selector_from_set",
+]
 
+# selection.Operator values
 IN, NOT_IN, EQUALS, DOUBLE_EQUALS, NOT_EQUALS = "in", "notin", "=", "==", "!="
 EXISTS, DOES_NOT_EXIST, GREATER_THAN, LESS_THAN = "exists", "!", "gt", "lt"
 _BINARY = (IN, NOT_IN, EQUALS, DOUBLE_EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN)
 _ALL_OPERATORS = _BINARY + (EXISTS, DOES_NOT_EXIST)
 _POSITIVE = frozenset((EQUALS, DOUBLE_EQUALS, IN))
 _NEGATIVE = frozenset((NOT_EQUALS, NOT_IN))
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
-@attrs.frozen
+class SelectorError(BadRequest, ValueError):
+    """An invalid selector; the message is apimachinery's (a BadRequest to API callers)."""
+
+
+def parse_int64(text: str) -> int | None:
+    """strconv.ParseInt(text, 10, 64), or None when it fails."""
+    if not text or text != text.strip() or "_" in text:
+        return None
+    try:
+        value = int(text, 10)
+    except ValueError:
+        return None
+    return value if _INT64_MIN <= value <= _INT64_MAX else None
+
+
 class Requirement:
-    """One `key <operator> values` term of a label selector."""
+    """One `key <operator> values` term of a label selector (labels.Requirement).
 
-    key: str
-    operator: str
-    values: tuple[str, ...] = ()
-    _value_set: frozenset[str] = attrs.field(init=False, repr=False, eq=False)
+    The constructor does not validate (like building the struct directly); `new` validates
+    as labels.NewRequirement does.
+    """
 
-    def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "_value_set", frozenset(self.values))
+    __slots__ = ("_num", "key", "op", "values")
+
+    def __init__(self, key: str, op: str, values: Iterable[str] = ()) -> None:
+        self.key = key
+        self.op = op
+        self.values: frozenset[str] = frozenset(values)
+        num = parse_int64(next(iter(self.values))) if op in (GREATER_THAN, LESS_THAN) and len(self.values) == 1 else None
+        self._num = num
 
     @classmethod
-    def checked(cls, key: str, operator: str, values: Sequence[str]) -> Requirement:
-        """Build a requirement, validating it as labels.NewRequirement does (BadRequest)."""
-        errs: list[FieldError] = [invalid("key", key, m) for m in is_qualified_name(key)]
+    def new(cls, key: str, op: str, values: Sequence[str] = ()) -> Requirement:
+        """labels.NewRequirement: validate and build; SelectorError carries Go's message."""
+        errs: list[FieldError] = []
+        key_problems = is_qualified_name(key)
+        if key_problems:
+            errs.append(invalid("key", key, "; ".join(key_problems)))
         vals = list(values)
-        if operator in (IN, NOT_IN):
+        if op in (IN, NOT_IN):
             if not vals:
                 errs.append(invalid("values", vals, "for 'in', 'notin' operators, values set can't be empty"))
-        elif operator in (EQUALS, DOUBLE_EQUALS, NOT_EQUALS):
+        elif op in (EQUALS, DOUBLE_EQUALS, NOT_EQUALS):
             if len(vals) != 1:
                 errs.append(invalid("values", vals, "exact-match compatibility requires one single value"))
-        elif operator in (EXISTS, DOES_NOT_EXIST):
+        elif op in (EXISTS, DOES_NOT_EXIST):
             if vals:
                 errs.append(invalid("values", vals, "values set must be empty for exists and does not exist"))
-        elif operator in (GREATER_THAN, LESS_THAN):
+        elif op in (GREATER_THAN, LESS_THAN):
             if len(vals) != 1:
-                errs.append(
-                    invalid("values", vals, "for 'Gt', 'Lt' operators, exactly one value is required")
-                )
+                errs.append(invalid("values", vals, "for 'Gt', 'Lt' operators, exactly one value is required"))
             for i, v in enumerate(vals):
-                if _int64(v) is None:
-                    errs.append(
-                        invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer")
-                    )
+                if parse_int64(v) is None:
+                    errs.append(invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer"))
         else:
             supported = ", ".join(f'"{o}"' for o in _ALL_OPERATORS)
-            errs.append(
-                FieldError("Unsupported value", "operator", operator, f"supported values: {supported}")
-            )
+            errs.append(FieldError("Unsupported value", "operator", op, f"supported values: {supported}"))
         for i, v in enumerate(vals):
-            errs.extend(invalid(f"values[{i}][{key}]", v, m) for m in is_label_value(v))
+            problems = is_label_value(v)
+            if problems:
+                errs.append(invalid(f"values[{i}][{key}]", v, "; ".join(problems)))
         if errs:
-            raise BadRequest(aggregate(errs))
-        return cls(key, operator, tuple(vals))
+            raise SelectorError(aggregate(errs))
+        return cls(key, op, vals)
+
+    checked = new
+
+    @property
+    def operator(self) -> str:
+        """The selection.Operator ("in", "notin", "=", "==", "!=", "exists", "!", "gt", "lt")."""
+        return self.op
 
     def matches(self, labels: Mapping[str, str]) -> bool:
-        """Whether a label set satisfies this requirement."""
-        op = self.operator
+        """Requirement.Matches: whether a label set satisfies this requirement."""
+        op = self.op
         if op in _POSITIVE:
             value = labels.get(self.key)
-            return value is not None and value in self._value_set
+            return value is not None and value in self.values
         if op in _NEGATIVE:
             value = labels.get(self.key)
-            return value is None or value not in self._value_set
+            return value is None or value not in self.values
         if op == EXISTS:
             return self.key in labels
         if op == DOES_NOT_EXIST:
             return self.key not in labels
         value = labels.get(self.key)
-        if value is None or len(self.values) != 1:
+        if value is None or self._num is None:
             return False
-        have, want = _int64(value), _int64(self.values[0])
-        if have is None or want is None:
+        have = parse_int64(value)
+        if have is None:
             return False
-        return have > want if op == GREATER_THAN else have < want
+        return have > self._num if op == GREATER_THAN else have < self._num
+
+    def sig(self) -> tuple[str, str, tuple[str, ...]]:
+        """Hashable identity: key, operator and the sorted values."""
+        return (self.key, self.op, tuple(sorted(self.values)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Requirement):
+            return NotImplemented
+        return self.key == other.key and self.op == other.op and self.values == other.values
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.op, self.values))
+
+    def __repr__(self) -> str:
+        return f"Requirement({self.key!r}, {self.op!r}, {sorted(self.values)!r})"
 
     def __str__(self) -> str:
-        op = self.operator
+        op = self.op
         if op == EXISTS:
             return self.key
         if op == DOES_NOT_EXIST:
             return "!" + self.key
-        values = self.values[0] if len(self.values) == 1 else ",".join(sorted(self.values))
+        values = ",".join(sorted(self.values))
         if op in (IN, NOT_IN):
             return f"{self.key} {op} ({values})"
         symbol = {GREATER_THAN: ">", LESS_THAN: "<"}.get(op, op)
         return f"{self.key}{symbol}{values}"
 
 
-def _int64(text: str) -> int | None:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        return None
-    if text != text.strip() or "_" in text or not -(2**63) <= value < 2**63:
-        return None
-    return value
+def _by_key(reqs: Iterable[Requirement]) -> tuple[Requirement, ...]:
+    return tuple(sorted(reqs, key=lambda r: r.key))
 
 
-@attrs.frozen
 class LabelSelector:
-    """A parsed label selector; `matches(labels)` is the hot path (no parsing there).
+    """A parsed label selector (labels.Selector); `matches(labels)` is the hot path.
 
-    `everything()` matches all label sets, `nothing()` none (a nil metav1.LabelSelector).
+    Requirements are kept sorted by key, as internalSelector.Add keeps them. EVERYTHING
+    matches every label set, NOTHING none (what a nil metav1.LabelSelector means).
     """
 
-    requirements: tuple[Requirement, ...] = ()
-    match_nothing: bool = False
+    __slots__ = ("_sig", "nothing", "requirements")
+
+    def __init__(self, requirements: Iterable[Requirement] = (), nothing: bool = False) -> None:
+        self.requirements: tuple[Requirement, ...] = tuple(requirements)
+        self.nothing = nothing
+        self._sig: tuple[Any, ...] | None = None
 
     @classmethod
     def everything(cls) -> LabelSelector:
         """The selector that matches every object."""
-        return _EVERYTHING
-
-    @classmethod
-    def nothing(cls) -> LabelSelector:
-        """The selector that matches no object (what a nil metav1.LabelSelector means)."""
-        return _NOTHING
+        return EVERYTHING
 
     @classmethod
     def parse(cls, text: str) -> LabelSelector:
-        """Parse the string form, e.g. `a=b,c!=d,e in (x,y),!f,g` (BadRequest when invalid)."""
+        """Parse the string form, e.g. `a=b,c!=d,e in (x,y),!f,g` (SelectorError when invalid)."""
         return _parse_cached(text)
 
     @classmethod
-    def from_set(cls, labels: Mapping[str, str]) -> LabelSelector:
-        """The selector requiring every label in `labels` (like labels.SelectorFromSet)."""
-        reqs = [Requirement(k, EQUALS, (v,)) for k, v in labels.items()]
-        return cls(tuple(sorted(reqs, key=lambda r: r.key)))
+    def from_set(cls, labels: Mapping[str, str] | None) -> LabelSelector:
+        """labels.SelectorFromSet: equality on every pair (not validated); {} selects everything."""
+        return selector_from_set(labels)
 
     @classmethod
     def from_dict(cls, selector: Mapping[str, Any] | None) -> LabelSelector:
-        """Convert a metav1.LabelSelector (matchLabels, matchExpressions); None matches nothing."""
-        if selector is None:
-            return _NOTHING
-        if not isinstance(selector, Mapping):
-            raise BadRequest(f"a label selector must be an object, not {type(selector).__name__}")
-        for field in selector:
-            if field not in ("matchLabels", "matchExpressions"):
-                raise BadRequest(
-                    f'unknown field "{field}" in a label selector (it has matchLabels and '
-                    "matchExpressions; use LabelSelector.from_set for a plain label set)"
-                )
-        match_labels = selector.get("matchLabels") or {}
-        expressions = selector.get("matchExpressions") or []
-        reqs = [Requirement.checked(str(k), EQUALS, [_label_string(v)]) for k, v in match_labels.items()]
-        for expr in expressions:
-            if not isinstance(expr, Mapping):
-                raise BadRequest("matchExpressions items must be objects")
-            op = _EXPRESSION_OPERATORS.get(expr.get("operator"))  # type: ignore[arg-type]
-            if op is None:
-                raise BadRequest(f'"{expr.get("operator")}" is not a valid label selector operator')
-            values = [_label_string(v) for v in expr.get("values") or []]
-            reqs.append(Requirement.checked(str(expr.get("key", "")), op, values))
-        return cls(tuple(sorted(reqs, key=lambda r: r.key)))
+        """Convert a metav1.LabelSelector given by a user; unknown fields are refused too."""
+        if isinstance(selector, Mapping):
+            for field in selector:
+                if field not in ("matchLabels", "matchExpressions"):
+                    raise SelectorError(
+                        f'unknown field "{field}" in a label selector (it has matchLabels and '
+                        "matchExpressions; use LabelSelector.from_set for a plain label set)"
+                    )
+        return label_selector_as_selector(selector)
 
     @classmethod
     def of(cls, selector: str | Mapping[str, Any] | LabelSelector) -> LabelSelector:
@@ -187,12 +229,12 @@ class LabelSelector:
 
     @property
     def empty(self) -> bool:
-        """True when the selector has no requirements (and so matches everything)."""
-        return not self.requirements and not self.match_nothing
+        """Selector.Empty(): no requirements (matches everything); False for NOTHING."""
+        return not self.requirements and not self.nothing
 
     def matches(self, labels: Mapping[str, str] | None) -> bool:
-        """Whether a label set (None means no labels) satisfies every requirement."""
-        if self.match_nothing:
+        """Selector.Matches: whether a label set (None: no labels) satisfies every requirement."""
+        if self.nothing:
             return False
         if labels is None:
             labels = _NO_LABELS
@@ -201,29 +243,103 @@ class LabelSelector:
                 return False
         return True
 
+    def add(self, reqs: Iterable[Requirement]) -> LabelSelector:
+        """Selector.Add: a new selector with more requirements (NOTHING absorbs them)."""
+        if self.nothing:
+            return self
+        return LabelSelector(_by_key((*self.requirements, *reqs)))
+
     def requires_exact_match(self, key: str) -> str | None:
         """The single value `key` must have, if the selector pins it (RequiresExactMatch)."""
         for r in self.requirements:
             if r.key == key:
-                if r.operator in (EQUALS, DOUBLE_EQUALS, IN) and len(r.values) == 1:
-                    return r.values[0]
+                if r.op in _POSITIVE and len(r.values) == 1:
+                    return next(iter(r.values))
                 return None
         return None
+
+    def sig(self) -> tuple[Any, ...]:
+        """Hashable identity, independent of requirement order."""
+        sig = self._sig
+        if sig is None:
+            sig = ("nothing",) if self.nothing else tuple(sorted(r.sig() for r in self.requirements))
+            self._sig = sig
+        return sig
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LabelSelector):
+            return NotImplemented
+        return self.sig() == other.sig()
+
+    def __hash__(self) -> int:
+        return hash(self.sig())
+
+    def __repr__(self) -> str:
+        return "LabelSelector(<nothing>)" if self.nothing else f"LabelSelector({str(self)!r})"
 
     def __str__(self) -> str:
         return ",".join(str(r) for r in self.requirements)
 
 
 _NO_LABELS: Mapping[str, str] = {}
-_EVERYTHING = LabelSelector()
-_NOTHING = LabelSelector(match_nothing=True)
+EVERYTHING = LabelSelector()
+NOTHING = LabelSelector(nothing=True)
 _EXPRESSION_OPERATORS = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_NOT_EXIST}
+_NODE_OPERATORS = {**_EXPRESSION_OPERATORS, "Gt": GREATER_THAN, "Lt": LESS_THAN}
+
+
+def _go_quote(value: Any) -> str:
+    """Go's %q for a string (other values as JSON)."""
+    return json.dumps(value if isinstance(value, str) else str(value), ensure_ascii=False)
 
 
 def _label_string(value: Any) -> str:
     if not isinstance(value, str):
-        raise BadRequest(f"label selector values must be strings, not {value!r}")
+        raise SelectorError(f"label selector values must be strings, not {value!r}")
     return value
+
+
+def selector_from_set(labels: Mapping[str, str] | None) -> LabelSelector:
+    """labels.SelectorFromSet: equality on every pair, sorted by key; {} selects everything."""
+    if not labels:
+        return EVERYTHING
+    return LabelSelector(Requirement(k, EQUALS, (labels[k],)) for k in sorted(labels))
+
+
+def label_selector_as_selector(selector: Mapping[str, Any] | None) -> LabelSelector:
+    """metav1.LabelSelectorAsSelector: None -> NOTHING, {} -> EVERYTHING; SelectorError otherwise."""
+    if selector is None:
+        return NOTHING
+    if not isinstance(selector, Mapping):
+        raise SelectorError(f"a label selector must be an object, not {type(selector).__name__}")
+    match_labels = selector.get("matchLabels") or {}
+    expressions = selector.get("matchExpressions") or []
+    if not match_labels and not expressions:
+        return EVERYTHING
+    reqs = [Requirement.new(str(k), EQUALS, [_label_string(match_labels[k])]) for k in sorted(match_labels)]
+    for expr in expressions:
+        if not isinstance(expr, Mapping):
+            raise SelectorError("matchExpressions items must be objects")
+        op = _EXPRESSION_OPERATORS.get(expr.get("operator"))  # type: ignore[arg-type]
+        if op is None:
+            raise SelectorError(f"{_go_quote(expr.get('operator', ''))} is not a valid label selector operator")
+        values = [_label_string(v) for v in expr.get("values") or ()]
+        reqs.append(Requirement.new(str(expr.get("key", "")), op, values))
+    return LabelSelector(_by_key(reqs))
+
+
+def node_selector_requirements(expressions: Iterable[Mapping[str, Any]]) -> list[Requirement]:
+    """NodeSelectorRequirements as label requirements (In, NotIn, Exists, DoesNotExist, Gt, Lt).
+
+    upstream: component-helpers/scheduling/corev1/nodeaffinity (nodeSelectorRequirementsAsSelector).
+    """
+    out = []
+    for expr in expressions:
+        op = _NODE_OPERATORS.get(expr.get("operator", ""))
+        if op is None:
+            raise SelectorError(f"{_go_quote(expr.get('operator', ''))} is not a valid label selector operator")
+        out.append(Requirement.new(expr.get("key", ""), op, list(expr.get("values") or ())))
+    return out
 
 
 # --- the string grammar: a lexer and a recursive-descent parser -------------------------
@@ -301,19 +417,19 @@ class _Parser:
             if tok == _END:
                 return reqs
             if tok not in (_ID, _NOT):
-                raise BadRequest(f"found '{lit}', expected: !, identifier, or 'end of string'")
+                raise SelectorError(f"found '{lit}', expected: !, identifier, or 'end of string'")
             try:
                 reqs.append(self.requirement())
-            except BadRequest as exc:
-                raise BadRequest(f"unable to parse requirement: {exc.message}") from None
+            except SelectorError as exc:
+                raise SelectorError(f"unable to parse requirement: {exc.message}") from None
             tok, lit = self.take()
             if tok == _END:
                 return reqs
             if tok != _COMMA:
-                raise BadRequest(f"found '{lit}', expected: ',' or 'end of string'")
+                raise SelectorError(f"found '{lit}', expected: ',' or 'end of string'")
             tok, lit = self.peek()
             if tok not in (_ID, _NOT):
-                raise BadRequest(f"found '{lit}', expected: identifier after ','")
+                raise SelectorError(f"found '{lit}', expected: identifier after ','")
 
     def requirement(self) -> Requirement:
         operator = ""
@@ -322,32 +438,32 @@ class _Parser:
             operator = DOES_NOT_EXIST
             tok, key = self.take()
         if tok != _ID:
-            raise BadRequest(f"found '{key}', expected: identifier")
+            raise SelectorError(f"found '{key}', expected: identifier")
         problems = is_qualified_name(key)
         if problems:
-            raise BadRequest(aggregate(invalid("key", key, m) for m in problems))
+            raise SelectorError(aggregate(invalid("key", key, m) for m in problems))
         if operator == DOES_NOT_EXIST or self.peek()[0] in (_END, _COMMA):
             return Requirement.checked(key, operator or EXISTS, [])
         tok, lit = self.take(values=False)
         op = _OPERATOR_TOKENS.get(tok)
         if op is None:
-            raise BadRequest(f"found '{lit}', expected: " + ", ".join(_BINARY_SPELLING))
+            raise SelectorError(f"found '{lit}', expected: " + ", ".join(_BINARY_SPELLING))
         values = self.set_values() if op in (IN, NOT_IN) else self.exact_value()
         return Requirement.checked(key, op, sorted(values))
 
     def set_values(self) -> set[str]:
         tok, lit = self.take()
         if tok != _OPEN:
-            raise BadRequest(f"found '{lit}' expected: '('")
+            raise SelectorError(f"found '{lit}' expected: '('")
         tok, lit = self.peek()
         if tok == _CLOSE:
             self.take()
             return {""}
         if tok not in (_ID, _COMMA):
-            raise BadRequest(f"found '{lit}', expected: ',', ')' or identifier")
+            raise SelectorError(f"found '{lit}', expected: ',', ')' or identifier")
         values = self.identifiers()
         if self.take()[0] != _CLOSE:
-            raise BadRequest(f"found '{lit}', expected: ')'")
+            raise SelectorError(f"found '{lit}', expected: ')'")
         return values
 
     def identifiers(self) -> set[str]:
@@ -361,7 +477,7 @@ class _Parser:
                     continue
                 if tok2 == _CLOSE:
                     return values
-                raise BadRequest(f"found '{lit2}', expected: ',' or ')'")
+                raise SelectorError(f"found '{lit2}', expected: ',' or ')'")
             if tok == _COMMA:  # "(," ",," and ",)" each stand for an empty value
                 if not values:
                     values.add("")
@@ -371,7 +487,7 @@ class _Parser:
                 if self.peek()[0] == _COMMA:
                     values.add("")
                 continue
-            raise BadRequest(f"found '{lit}', expected: ',', or identifier")
+            raise SelectorError(f"found '{lit}', expected: ',', or identifier")
 
     def exact_value(self) -> set[str]:
         tok, _ = self.peek()
@@ -380,7 +496,7 @@ class _Parser:
         tok, lit = self.take()
         if tok == _ID:
             return {lit}
-        raise BadRequest(f"found '{lit}', expected: identifier")
+        raise SelectorError(f"found '{lit}', expected: identifier")
 
 
 _OPERATOR_TOKENS = {
@@ -416,7 +532,7 @@ class FieldSelector:
 
     @classmethod
     def parse(cls, text: str) -> FieldSelector:
-        """Parse the string form (BadRequest when invalid)."""
+        """Parse the string form (SelectorError when invalid)."""
         return _parse_fields_cached(text)
 
     @property
@@ -472,17 +588,17 @@ def _unescape(text: str, selector: str) -> str:
     for ch in text:
         if escaped:
             if ch not in "\\,=":
-                raise BadRequest(f"invalid field selector: '{selector}': invalid escape sequence: \\{ch}")
+                raise SelectorError(f"invalid field selector: '{selector}': invalid escape sequence: \\{ch}")
             out.append(ch)
             escaped = False
         elif ch == "\\":
             escaped = True
         elif ch in ",=":
-            raise BadRequest(f"invalid field selector: '{selector}': unescaped {ch} in value")
+            raise SelectorError(f"invalid field selector: '{selector}': unescaped {ch} in value")
         else:
             out.append(ch)
     if escaped:
-        raise BadRequest(f"invalid field selector: '{selector}': trailing backslash")
+        raise SelectorError(f"invalid field selector: '{selector}': trailing backslash")
     return "".join(out)
 
 
@@ -498,8 +614,8 @@ def _parse_fields_cached(text: str) -> FieldSelector:
                 lhs, rhs = part[:i], part[i + len(op) :]
                 break
         else:
-            raise BadRequest(f"invalid selector: '{text}'; can't understand '{part}'")
+            raise SelectorError(f"invalid selector: '{text}'; can't understand '{part}'")
         if not lhs:
-            raise BadRequest(f"invalid selector: '{text}'; can't understand '{part}'")
+            raise SelectorError(f"invalid selector: '{text}'; can't understand '{part}'")
         terms.append((tuple(lhs.split(".")), op != "!=", _unescape(rhs, text)))
     return FieldSelector(tuple(terms))

@@ -5,7 +5,17 @@ TestToString, TestRequirementSelectorMatching) and pkg/fields/selector_test.go."
 from __future__ import annotations
 
 import pytest
-from kubesim.cluster import FieldSelector, LabelSelector, Requirement
+from kubesim.k8s.selectors import (
+    EVERYTHING,
+    NOTHING,
+    FieldSelector,
+    LabelSelector,
+    Requirement,
+    SelectorError,
+    label_selector_as_selector,
+    node_selector_requirements,
+    selector_from_set,
+)
 from kubesim.errors import BadRequest
 
 
@@ -178,7 +188,7 @@ def test_metav1_label_selector() -> None:
 def test_nil_and_empty_metav1_selectors() -> None:
     assert not LabelSelector.from_dict(None).matches({})
     assert LabelSelector.from_dict({}).matches({"any": "thing"})
-    assert LabelSelector.everything().empty and not LabelSelector.nothing().empty
+    assert LabelSelector.everything().empty and EVERYTHING.empty and not NOTHING.empty
 
 
 @pytest.mark.parametrize(
@@ -213,3 +223,75 @@ def test_field_selector() -> None:
 def test_invalid_field_selectors(bad: str) -> None:
     with pytest.raises(BadRequest):
         FieldSelector.parse(bad)
+
+
+def test_selector_error_is_a_bad_request_and_a_value_error() -> None:
+    with pytest.raises(SelectorError) as info:
+        LabelSelector.parse("x=a||y=b")
+    assert isinstance(info.value, BadRequest) and isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        # validateLabelKey joins IsQualifiedName's problems with "; " into one field error
+        ("-a/b", 'key: Invalid value: "-a/b": prefix part a lowercase RFC 1123 subdomain must consist of'),
+        ("a/", 'key: Invalid value: "a/": name part must be non-empty; name part must consist of'),
+    ],
+)
+def test_requirement_key_problems_form_one_error(key: str, message: str) -> None:
+    with pytest.raises(SelectorError) as info:
+        Requirement.new(key, "exists", [])
+    assert info.value.message.startswith(message)
+    assert not info.value.message.startswith("[")
+
+
+@pytest.mark.parametrize(
+    ("selector", "printed"),
+    [
+        (None, None),  # nil: Nothing
+        ({}, ""),  # empty: Everything
+        ({"matchLabels": {"foo": "bar", "baz": "blah"}}, "baz=blah,foo=bar"),
+        ({"matchExpressions": [{"key": "foo", "operator": "In", "values": ["baz", "blah"]}]}, "foo in (baz,blah)"),
+        ({"matchLabels": {"z": "1"}, "matchExpressions": [{"key": "a", "operator": "Exists"}]}, "a,z=1"),
+    ],
+)
+def test_label_selector_as_selector(selector: dict[str, object] | None, printed: str | None) -> None:
+    """TestLabelSelectorAsSelector (apimachinery pkg/apis/meta/v1/helpers_test.go)."""
+    sel = label_selector_as_selector(selector)
+    if printed is None:
+        assert sel is NOTHING and not sel.matches({})
+    else:
+        assert str(sel) == printed
+
+
+def test_label_selector_as_selector_refuses_gt() -> None:
+    with pytest.raises(SelectorError, match='^"Gt" is not a valid label selector operator$'):
+        label_selector_as_selector({"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]})
+
+
+def test_node_selector_requirements_allow_gt_and_lt() -> None:
+    reqs = node_selector_requirements([
+        {"key": "cores", "operator": "Gt", "values": ["3"]},
+        {"key": "zone", "operator": "NotIn", "values": ["a"]},
+    ])
+    sel = LabelSelector(reqs)
+    assert sel.matches({"cores": "4", "zone": "b"}) and not sel.matches({"cores": "3"})
+    with pytest.raises(SelectorError, match="the value must be an integer"):
+        node_selector_requirements([{"key": "cores", "operator": "Lt", "values": ["x"]}])
+    with pytest.raises(SelectorError, match='"Near" is not a valid label selector operator'):
+        node_selector_requirements([{"key": "cores", "operator": "Near"}])
+
+
+def test_add_sorts_and_nothing_absorbs() -> None:
+    """TestAdd: Selector.Add keeps requirements sorted by key."""
+    sel = LabelSelector((Requirement("key", "in", ["value"]),)).add([Requirement("a", "=", ["b"])])
+    assert str(sel) == "a=b,key in (value)"
+    assert NOTHING.add([Requirement("a", "exists")]) is NOTHING
+
+
+def test_selectors_compare_by_content() -> None:
+    a = selector_from_set({"x": "1", "y": "2"})
+    b = LabelSelector.parse("y=2,x=1")
+    assert a == b and hash(a) == hash(b) and a.sig() == b.sig()
+    assert selector_from_set({}) is EVERYTHING and a != NOTHING
