@@ -3,6 +3,8 @@
 Registered admitters behave like admission webhooks: mutating ones may return an RFC 6902
 JSON patch, validating ones may only allow or deny. A denial becomes the API error a
 webhook denial produces (`admission webhook "<name>" denied the request: <message>`).
+The write path builds a `write_request` and runs the chain on it, as k8s.io/apiserver's
+REST handlers run pkg/admission's chain (chain.go).
 """
 
 from __future__ import annotations
@@ -16,8 +18,16 @@ import jsonpatch
 from kubesim.errors import ApiError, BadRequest, Conflict, Forbidden, Invalid, NotFound
 
 from .registry import ResourceType
+from .store import Key
 
-__all__ = ["AdmissionChain", "AdmissionRequest", "AdmissionResponse", "Admitter", "denial_error"]
+__all__ = [
+    "AdmissionChain",
+    "AdmissionRequest",
+    "AdmissionResponse",
+    "Admitter",
+    "denial_error",
+    "write_request",
+]
 
 MUTATING = "mutating"
 VALIDATING = "validating"
@@ -116,6 +126,64 @@ class AdmissionChain:
             response = admitter(request)
             if response is not None and not response.allowed:
                 raise denial_error(response)
+
+    # --- the write path's calls -------------------------------------------------------
+
+    def mutate_object(self, request: AdmissionRequest) -> dict[str, Any]:
+        """Run the mutating admitters on `request.object` (not None): the object, or a patched one."""
+        obj = request.object
+        assert obj is not None
+        mutated = self.mutate(request)
+        if mutated is None or mutated is obj:
+            return obj
+        _check_identity(mutated, obj)
+        return mutated
+
+    def admit(self, request: AdmissionRequest) -> dict[str, Any] | None:
+        """Both phases, for requests without built-in steps between them (DELETE, binding)."""
+        obj = request.object
+        if obj is None:
+            self.mutate(request)
+        else:
+            obj = self.mutate_object(request)
+        self.validate(attrs.evolve(request, object=obj))
+        return obj
+
+
+def write_request(
+    operation: str,
+    rt: ResourceType,
+    key: Key,
+    obj: dict[str, Any] | None,
+    old: dict[str, Any] | None,
+    actor: str,
+    subresource: str | None,
+) -> AdmissionRequest:
+    """The request admitters see for a write to `key` (built for the mutating phase)."""
+    return AdmissionRequest(
+        operation, rt, subresource, key[0] if rt.namespaced else None, key[1], obj, old, actor, MUTATING
+    )
+
+
+def _check_identity(mutated: dict[str, Any], original: dict[str, Any] | None) -> None:
+    """Mutating admitters may not move an object to another kind, name or namespace."""
+    if original is None:
+        return
+    before = (
+        original.get("apiVersion"),
+        original.get("kind"),
+        (original.get("metadata") or {}).get("name"),
+        (original.get("metadata") or {}).get("namespace"),
+    )
+    meta = mutated.get("metadata")
+    after = (
+        mutated.get("apiVersion"),
+        mutated.get("kind"),
+        meta.get("name") if type(meta) is dict else None,
+        meta.get("namespace") if type(meta) is dict else None,
+    )
+    if before != after:
+        raise BadRequest(f"a mutating admitter changed the object's identity from {before} to {after}")
 
 
 def _apply(obj: dict[str, Any], response: AdmissionResponse) -> dict[str, Any]:
