@@ -51,11 +51,13 @@ def test_yaml_syntax_error_names_file_line_and_column(tmp_path: Path) -> None:
     assert "YAML syntax error" in message
 
 
-def test_json_syntax_error_names_the_line(tmp_path: Path) -> None:
+def test_json_syntax_error_names_the_line_in_kubesims_words(tmp_path: Path) -> None:
+    """The same message on every Python version (3.13 words and places this error differently)."""
     f = tmp_path / "bad.json"
     f.write_text('{"a": 1,\n}')
-    [message] = errors(f)
-    assert message.startswith(f"{f}: line 2 column 1: JSON syntax error")
+    assert errors(f) == [f"{f}: line 1 column 8: JSON syntax error: trailing comma before '}}'"]
+    f.write_text('{"a": 1,\n "b": [1 2]}')
+    assert errors(f) == [f"{f}: line 2 column 10: JSON syntax error: expected ',' between items"]
 
 
 def test_missing_file_and_empty_file(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from kubesim.api.converter import structure
 from kubesim.api.scenario import Scenario
 from kubesim.duplicate_keys import DuplicateKey, DuplicateKeys, load_json, yaml_duplicate_keys
 from kubesim.errors import InvalidInput, Problem
+from kubesim.json_syntax import describe as describe_json_error
 
 __all__ = ["load_documents", "load_scenarios", "parse_scenarios"]
 
@@ -39,8 +40,9 @@ def load_documents(path: str | Path) -> list[Any]:
     except DuplicateKeys as exc:
         raise InvalidInput([d.problem(name) for d in exc.duplicates]) from None
     except json.JSONDecodeError as exc:
+        error = describe_json_error(exc)  # kubesim's words: Python's change between versions
         raise InvalidInput(
-            [Problem("", f"line {exc.lineno} column {exc.colno}: JSON syntax error: {exc.msg}", name)]
+            [Problem("", f"line {error.line} column {error.column}: JSON syntax error: {error.reason}", name)]
         ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
