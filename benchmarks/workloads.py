@@ -260,7 +260,6 @@ def run_in_process(
     from kubesim.cli.logconfig import configure_logging
     from kubesim.plugins import load_plugins
     from kubesim.scenario import EngineOptions, ScenarioRun, Simulator
-    from kubesim.scenario import gate as builtin_gate
 
     measured = {
         (op["createOperation"]["object"]["metadata"]["namespace"], op["createOperation"]["object"]["metadata"]["name"])
@@ -269,7 +268,7 @@ def run_in_process(
     }
     configure_logging(-1)  # warnings and errors only, on stderr
     scenario = structure(scenario_doc, Scenario)
-    hooks = load_plugins(builtins=[builtin_gate])
+    hooks = load_plugins()
     watch = MeasureWatch(measured)
     marks: dict[int, Clock] = {}
     profiler: Any = None

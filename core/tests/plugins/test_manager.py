@@ -81,7 +81,7 @@ def test_unimportable_env_plugin_is_a_plugin_error(monkeypatch: pytest.MonkeyPat
         load_plugins()
 
 
-def test_admitters_are_called_per_plugin_and_named() -> None:
+def test_admitters_are_called_per_plugin_in_pluggy_order_and_named() -> None:
     from kubesim.cluster import AdmissionResponse
 
     calls: list[str] = []
@@ -97,9 +97,81 @@ def test_admitters_are_called_per_plugin_and_named() -> None:
     hooks = load_plugins(extra=[module("first", kubesim_admission=watch), module("second", kubesim_admission=deny)], entry_points=False)
     admitters = hooks.admitters()
     results = [admit(object()) for admit in admitters]  # type: ignore[arg-type]
-    assert calls == ["watch", "deny"]
-    assert results[0] is None
-    assert results[1].name == "second" and not results[1].allowed
+    assert calls == ["deny", "watch"]  # pluggy calls the plugin registered last first
+    assert results[0].name == "second" and not results[0].allowed
+    assert results[1] is None
+
+
+def test_admitters_get_the_runtime_when_they_ask_for_it() -> None:
+    seen: list[Any] = []
+    runtime = object()
+    hooks = load_plugins(extra=[
+        module("old", kubesim_admission=lambda request: seen.append(("old", request))),
+        module("new", kubesim_admission=lambda request, runtime: seen.append(("new", runtime))),
+    ], entry_points=False)
+    for admit in hooks.admitters(runtime):  # type: ignore[arg-type]
+        admit("req")  # type: ignore[arg-type]
+    assert seen == [("new", runtime), ("old", "req")]
+
+
+def test_hooks_go_through_pluggy_tryfirst_and_wrappers() -> None:
+    """tryfirst orders the per-plugin calls; a wrapper=True implementation wraps each plugin's answer."""
+    from kubesim.plugins import hookimpl as impl
+
+    order: list[str] = []
+
+    class Early:
+        @staticmethod
+        @impl(tryfirst=True)
+        def kubesim_scheduler_extenders() -> list[str]:
+            order.append("early")
+            return ["early"]
+
+    class Late:
+        @staticmethod
+        @impl
+        def kubesim_scheduler_extenders() -> list[str]:
+            order.append("late")
+            return ["late"]
+
+    class Wrap:
+        @staticmethod
+        @impl(wrapper=True)
+        def kubesim_scheduler_extenders() -> Any:
+            result = yield
+            return [[f"wrapped-{e}" for e in r] for r in result]
+
+    hooks = load_plugins(extra=[Early, Late, Wrap], entry_points=False)
+    assert hooks.scheduler_extenders() == ["wrapped-early", "wrapped-late"]
+    assert order == ["early", "late"]  # Late was registered after Early, but Early is tryfirst
+
+
+def test_a_wrapper_sees_every_plugins_registry() -> None:
+    from kubesim.plugins import hookimpl as impl
+
+    class Plugins:
+        @staticmethod
+        @impl
+        def kubesim_scheduler_plugins() -> dict[str, type]:
+            return {"A": int}
+
+    class Rename:
+        @staticmethod
+        @impl(wrapper=True)
+        def kubesim_scheduler_plugins() -> Any:
+            result = yield
+            return [{f"x{k}": v for k, v in r.items()} for r in result]
+
+    assert load_plugins(extra=[Plugins, Rename], entry_points=False).scheduler_plugins() == {"xA": int}
+
+
+def test_the_step_phase_gate_is_always_registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The KEP's pause rule is the engine's: no caller and no environment can leave it out."""
+    from kubesim.scenario import gate
+
+    assert load_plugins(entry_points=False).pm.is_registered(gate)
+    monkeypatch.setenv("KUBESIM_DISABLED_PLUGINS", gate.__name__)
+    assert load_plugins(entry_points=False).pm.get_plugin(gate.__name__) is gate
 
 
 def test_step_phase_gate_lets_plugins_answer_first() -> None:
@@ -107,11 +179,11 @@ def test_step_phase_gate_lets_plugins_answer_first() -> None:
     from kubesim.scenario import gate
 
     status = ScenarioStepStatus(phase=StepPhase.CONTROLLER_PAUSED, running_simulation_controller="scheduler")
-    hooks = load_plugins(builtins=[gate], entry_points=False)
+    hooks = load_plugins(entry_points=False)
     assert hooks.check_scenario_step_phase("scheduler", status) is True
     assert hooks.check_scenario_step_phase("other", status) is False
     never = module("never", kubesim_check_scenario_step_phase=lambda controller_name, gate: False)
-    assert load_plugins(builtins=[gate], extra=[never], entry_points=False).check_scenario_step_phase("scheduler", status) is False
+    assert load_plugins(extra=[never], entry_points=False).check_scenario_step_phase("scheduler", status) is False
 
 
 def test_controllers_are_keyed_by_their_name() -> None:

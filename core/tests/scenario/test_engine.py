@@ -30,7 +30,7 @@ def testplugin() -> Iterator[types.ModuleType]:
 
 
 def hooks_with(*modules: types.ModuleType) -> Hooks:
-    return load_plugins(builtins=[gate], extra=modules, entry_points=False)
+    return load_plugins(extra=modules, entry_points=False)
 
 
 def marker_scenario(with_done: bool = True) -> Any:
@@ -99,7 +99,7 @@ def test_operations_added_while_running_are_picked_up(testplugin: types.ModuleTy
         added = False
 
         def run_once(self) -> bool:
-            if self.added or self.ctx.gate.step.major != 0:
+            if self.added or self.runtime.step_status.step.major != 0:
                 return False
             obj = self.client.get("simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "Scenario", "marker")
             obj["spec"]["operations"].append({"id": "from-adder", "step": 1, "createOperation": {"object": {

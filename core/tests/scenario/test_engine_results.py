@@ -27,7 +27,7 @@ def testplugin() -> Iterator[types.ModuleType]:
 
 
 def hooks_with(*modules: types.ModuleType) -> Hooks:
-    return load_plugins(builtins=[gate], extra=modules, entry_points=False)
+    return load_plugins(extra=modules, entry_points=False)
 
 
 @pytest.mark.parametrize("strategy", ["AtMovingNextStep", "OnPause", "OnDone"])

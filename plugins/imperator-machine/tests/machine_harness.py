@@ -9,6 +9,8 @@ on first, as a new MajorStep does.
 
 from __future__ import annotations
 
+import functools
+
 import json
 import os
 import subprocess
@@ -21,7 +23,7 @@ from typing import Any
 
 import attrs
 import pytest
-from kubesim import ControllerContext, ScenarioStep
+from kubesim import Capabilities, Runtime, ScenarioStep
 from kubesim.api import StepPhase
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import Admitter, Cluster
@@ -43,7 +45,7 @@ class Gate:
 class Sim:
     """Controllers under test on a fresh cluster; writes made by the test are the scenario's."""
 
-    def __init__(self, *factories: Callable[[ControllerContext], Controller],
+    def __init__(self, *factories: Callable[[Runtime], Controller],
                  admitters: Iterable[Admitter] = ()) -> None:
         self.clock = Clock(DEFAULT_EPOCH)
         self.cluster = Cluster(self.clock)
@@ -52,15 +54,17 @@ class Sim:
         self.cluster.watch(self.timeline.observe)
         for crd in (MACHINE_CRD, MACHINE_NODE_POOL_CRD):
             self.cluster.registry.register_crd(crd)
-        for admit in (admit_machine, admit_machine_node_pool, admit_statefulset, *admitters):
+        self.runtime = Runtime(
+            self.cluster, self.clock, self.timeline, load_plugins(entry_points=False), self.gate,
+            capabilities=Capabilities.of(c for f in factories for c in getattr(f, "provides", ())),
+        )
+        machine_webhooks = functools.partial(admit_machine, runtime=self.runtime)
+        for admit in (machine_webhooks, admit_machine_node_pool, admit_statefulset, *admitters):
             self.cluster.add_admitter(admit, phase="mutating")
             self.cluster.add_admitter(admit, phase="validating")
-        hooks = load_plugins(entry_points=False)
         self.controllers: list[Controller] = []
         for factory in factories:
-            ctx = ControllerContext(name=factory.name, cluster=self.cluster, clock=self.clock,
-                                    timeline=self.timeline, hooks=hooks, gate=self.gate, options={})
-            self.controllers.append(factory(ctx))
+            self.controllers.append(factory(self.runtime))
 
     def close(self) -> None:
         for c in self.controllers:

@@ -8,12 +8,15 @@ the request: <machine_webhook.go's error>`.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from kubesim.clock import DEFAULT_EPOCH, Clock
+from kubesim.cluster import Cluster
 from kubesim.errors import Forbidden, Invalid
-from kubesim_imperator_machine import MachineController, default_machine
+from kubesim_imperator_machine import MACHINE_CRD, MachineController, admit_machine, default_machine
 from kubesim_imperator_nodepool import API_VERSION, MACHINE_GROUP_KEY
 from machine_harness import Sim, node
 
@@ -136,15 +139,27 @@ def test_updates_are_validated_too(sim: Sim) -> None:
     assert err.value.message == DENIED + "failed to find node gone in Kubernetes Cluster"
 
 
-def test_the_webhook_reads_the_cluster_only_while_the_controller_serves_it() -> None:
-    """Without the Machine controller there is no webhook server: only the API server's schema applies."""
+def test_the_webhook_reads_the_cluster_through_the_runtime_without_any_controller() -> None:
+    """The webhooks are served whenever the plugin is installed: no controller needs to run."""
     bare = Sim()
-    bare.create(fake_machine())  # no nodes exist, but nobody checks
+    with pytest.raises(Forbidden) as err:
+        bare.create(fake_machine())  # no nodes exist
+    assert err.value.message.endswith("failed to find node test-node1 in Kubernetes Cluster")
+
+
+def test_without_a_runtime_only_the_schema_applies() -> None:
+    """With no runtime there is no cluster to read: the webhook has no opinion, the schema still applies."""
+    clock = Clock(DEFAULT_EPOCH)
+    cluster = Cluster(clock)
+    cluster.registry.register_crd(MACHINE_CRD)
+    for phase in ("mutating", "validating"):
+        cluster.add_admitter(functools.partial(admit_machine, runtime=None), phase=phase)
+    cluster.create(fake_machine())  # no nodes exist, but nobody can check
+    bad = fake_machine()
+    bad["metadata"]["name"] = "bad"
+    bad["spec"]["machineTypes"][0]["available"] = -1
     with pytest.raises(Invalid):
-        bad = fake_machine()
-        bad["metadata"]["name"] = "bad"
-        bad["spec"]["machineTypes"][0]["available"] = -1
-        bare.create(bad)
+        cluster.create(bad)
 
 
 @pytest.mark.parametrize(

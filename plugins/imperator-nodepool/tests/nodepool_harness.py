@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 import pytest
-from kubesim import ControllerContext, ScenarioStep
+from kubesim import Capabilities, Runtime, ScenarioStep
 from kubesim.api import StepPhase
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import Admitter, Cluster
@@ -42,7 +42,7 @@ class Sim:
 
     def __init__(
         self,
-        *factories: Callable[[ControllerContext], Controller],
+        *factories: Callable[[Runtime], Controller],
         crds: Iterable[dict[str, Any]] = (),
         admitters: Iterable[Admitter] = (),
     ) -> None:
@@ -56,12 +56,13 @@ class Sim:
         for admit in (admit_machine_node_pool, *admitters):
             self.cluster.add_admitter(admit, phase="mutating")
             self.cluster.add_admitter(admit, phase="validating")
-        hooks = load_plugins(entry_points=False)
+        self.runtime = Runtime(
+            self.cluster, self.clock, self.timeline, load_plugins(entry_points=False), self.gate,
+            capabilities=Capabilities.of(c for f in factories for c in getattr(f, "provides", ())),
+        )
         self.controllers: list[Controller] = []
         for factory in factories:
-            ctx = ControllerContext(name=factory.name, cluster=self.cluster, clock=self.clock,
-                                    timeline=self.timeline, hooks=hooks, gate=self.gate, options={})
-            self.controllers.append(factory(ctx))
+            self.controllers.append(factory(self.runtime))
 
     def close(self) -> None:
         for c in self.controllers:

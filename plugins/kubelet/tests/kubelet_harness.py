@@ -12,7 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 import attrs
-from kubesim import ControllerContext, ScenarioStep
+from kubesim import Capabilities, Runtime, ScenarioStep
 from kubesim.api import StepPhase
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import Cluster
@@ -31,19 +31,20 @@ class Gate:
 class Sim:
     """Controllers under test on a fresh cluster; writes by the test are the scenario's."""
 
-    def __init__(self, *factories: Callable[[ControllerContext], Controller], seed: int = 0) -> None:
+    def __init__(self, *factories: Callable[[Runtime], Controller], seed: int = 0) -> None:
         self.clock = Clock(DEFAULT_EPOCH)
         self.cluster = Cluster(self.clock, seed=seed)
         self.gate = Gate()
         self.timeline = TimelineRecorder(lambda: self.gate.step)
         self.cluster.watch(self.timeline.observe)
-        hooks = load_plugins(entry_points=False)
+        self.runtime = Runtime(
+            self.cluster, self.clock, self.timeline, load_plugins(entry_points=False), self.gate, seed=seed,
+            capabilities=Capabilities.of(c for f in factories for c in getattr(f, "provides", ())),
+        )
         self.controllers: list[Controller] = []
         for factory in factories:
             name = factory.name
-            ctx = ControllerContext(name=name, cluster=self.cluster, clock=self.clock, timeline=self.timeline,
-                                    hooks=hooks, gate=self.gate, options={}, seed=seed)
-            self.controllers.append(factory(ctx))
+            self.controllers.append(factory(self.runtime))
 
     def settle(self, limit: int = 100_000) -> int:
         """Run until no controller has work; every waiter must hold then. Returns the loops run."""

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from kubelet_harness import Sim, conditions, node, pod
 from kubesim.clock import DEFAULT_EPOCH, format_time
+from kubesim.controllers import GRACEFUL_POD_DELETION
 from kubesim_kubelet import USAGE_ANNOTATION, KubeletController, PodGCController, pod_settled
 
 T0 = format_time(DEFAULT_EPOCH)
@@ -233,11 +234,15 @@ def test_a_pod_with_finalizers_is_finished_but_kept_until_they_are_removed(sim):
     assert kept["metadata"]["deletionGracePeriodSeconds"] == 0
 
 
-def test_graceful_pod_deletion_is_on_while_the_kubelet_runs():
-    s = Sim(KubeletController)
-    assert s.cluster.graceful_pod_deletion is True
-    s.close()
-    assert s.cluster.graceful_pod_deletion is False
+def test_the_kubelet_provides_graceful_pod_deletion():
+    """Declared, not flipped: a runtime whose controllers include the kubelet deletes pods gracefully."""
+    assert GRACEFUL_POD_DELETION in KubeletController.provides
+    with_kubelet, without = Sim(KubeletController), Sim()
+    assert with_kubelet.runtime.capabilities.graceful_pod_deletion is True
+    assert with_kubelet.cluster.graceful_pod_deletion is True
+    assert without.cluster.graceful_pod_deletion is False
+    with_kubelet.close()
+    assert with_kubelet.cluster.graceful_pod_deletion is True  # for the whole scenario
 
 
 def test_unbound_pods_are_deleted_at_once(sim):

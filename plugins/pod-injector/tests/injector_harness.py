@@ -4,6 +4,8 @@ injector, served for this cluster (no controllers run, as in upstream's webhook 
 
 from __future__ import annotations
 
+import functools
+
 import json
 import os
 import subprocess
@@ -14,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kubesim import Runtime, ScenarioStep
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import Cluster
-from kubesim_imperator_machine import MACHINE_CRD, MACHINE_WEBHOOKS, admit_machine
+from kubesim.scenario.recorder import TimelineRecorder
+from kubesim_imperator_machine import MACHINE_CRD, admit_machine
 from kubesim_imperator_nodepool import (
     API_VERSION,
     MACHINE_GROUP_KEY,
@@ -25,7 +29,18 @@ from kubesim_imperator_nodepool import (
     POD_ROLE_KEY,
     admit_machine_node_pool,
 )
-from kubesim_pod_injector import INJECTOR_WEBHOOK, admit_pod
+from kubesim_pod_injector import admit_pod
+
+
+class _NoStep:
+    """The step status of a cluster that no scenario drives."""
+
+    step = ScenarioStep(0, 0)
+    phase = None
+    running_simulation_controller = ""
+
+
+_NO_STEP = _NoStep()
 
 
 class World:
@@ -36,15 +51,16 @@ class World:
         self.cluster = Cluster(self.clock)
         for crd in (MACHINE_CRD, MACHINE_NODE_POOL_CRD):
             self.cluster.registry.register_crd(crd)
+        self.runtime = Runtime(self.cluster, self.clock, TimelineRecorder(lambda: ScenarioStep(0, 0)), None,
+                               _NO_STEP)
         for admit in (admit_machine, admit_machine_node_pool, admit_pod):
-            self.cluster.add_admitter(admit, phase="mutating")
-            self.cluster.add_admitter(admit, phase="validating")
-        self._unbind: list[Callable[[], None]] = [
-            MACHINE_WEBHOOKS.bind(self.cluster), INJECTOR_WEBHOOK.bind(self.cluster)]
+            self.cluster.add_admitter(functools.partial(admit, runtime=self.runtime) if admit is not admit_machine_node_pool
+                                      else admit, phase="mutating")
+            self.cluster.add_admitter(functools.partial(admit, runtime=self.runtime) if admit is not admit_machine_node_pool
+                                      else admit, phase="validating")
 
     def close(self) -> None:
-        for unbind in self._unbind:
-            unbind()
+        """Nothing to release: the webhooks read this cluster through its runtime."""
 
     def create(self, obj: dict[str, Any]) -> dict[str, Any]:
         return self.cluster.create(obj)

@@ -171,9 +171,9 @@ def test_machine_type_without_gpu_gets_cpu_and_memory_only(world: World) -> None
         "requests": {"cpu": "4", "memory": "24Gi"}, "limits": {"cpu": "4", "memory": "24Gi"}}
 
 
-def test_without_a_served_cluster_the_hook_has_no_opinion() -> None:
+def test_without_a_runtime_the_hook_has_no_opinion() -> None:
     cluster = Cluster(Clock(DEFAULT_EPOCH))
-    cluster.add_admitter(admit_pod, phase="mutating")
+    cluster.add_admitter(lambda request: admit_pod(request, None), phase="mutating")
     cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {
         "name": INJECTED_NS, "labels": {"imperator.tenzen.io/inject-resource": "enabled"}}})
     created = cluster.create(guest())

@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 import attrs
-from kubesim import ControllerContext, ScenarioStep
+from kubesim import Capabilities, Runtime, ScenarioStep
 from kubesim.api import StepPhase
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import AdmissionRequest, AdmissionResponse, Cluster, copy_tree
@@ -35,7 +35,7 @@ class Gate:
 class World:
     """A fresh cluster with the controllers under test; the test's own writes are the scenario's."""
 
-    def __init__(self, *factories: Callable[[ControllerContext], Controller],
+    def __init__(self, *factories: Callable[[Runtime], Controller],
                  admitters: Iterable[Callable[[AdmissionRequest], AdmissionResponse | None]] = (),
                  seed: int = 0) -> None:
         self.clock = Clock(DEFAULT_EPOCH)
@@ -48,12 +48,13 @@ class World:
         self.writes: list[tuple[str, str, str, str]] = []
         self.cluster.watch(self.timeline.observe)
         self.cluster.watch(self._count)
-        hooks = load_plugins(entry_points=False)
+        self.runtime = Runtime(
+            self.cluster, self.clock, self.timeline, load_plugins(entry_points=False), self.gate, seed=seed,
+            capabilities=Capabilities.of(c for f in (factories or (DeploymentController, ReplicaSetController)) for c in getattr(f, "provides", ())),
+        )
         self.controllers: list[Controller] = []
         for factory in factories or (DeploymentController, ReplicaSetController):
-            ctx = ControllerContext(name=factory.name, cluster=self.cluster, clock=self.clock,
-                                    timeline=self.timeline, hooks=hooks, gate=self.gate, options={}, seed=seed)
-            self.controllers.append(factory(ctx))
+            self.controllers.append(factory(self.runtime))
 
     def _count(self, event: Any) -> None:
         meta = event.object.get("metadata") or {}

@@ -9,13 +9,14 @@ from datetime import timedelta
 from typing import Any
 
 import attrs
-from kubesim import ControllerContext, ScenarioStep
+from kubesim import Capabilities, Runtime, ScenarioStep
 from kubesim.api import StepPhase
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import Cluster, WatchEvent, copy_tree
 from kubesim.controllers import Controller
 from kubesim.errors import NotFound
 from kubesim.plugins import load_plugins
+from kubesim.scenario.recorder import TimelineRecorder
 from kubesim_statefulset import StatefulSetController, admit_statefulset
 from kubesim_statefulset.identity import is_running_and_ready, ordinal_of
 
@@ -30,18 +31,19 @@ class Gate:
 class Sim:
     """The StatefulSet controller (plus `extra` controllers) on a fresh cluster."""
 
-    def __init__(self, *extra: Callable[[ControllerContext], Controller]) -> None:
+    def __init__(self, *extra: Callable[[Runtime], Controller]) -> None:
         self.clock = Clock(DEFAULT_EPOCH)
         self.cluster = Cluster(self.clock)
         self.cluster.add_admitter(admit_statefulset, phase="mutating")
         self.cluster.add_admitter(admit_statefulset, phase="validating")
         self.gate = Gate()
-        hooks = load_plugins(entry_points=False)
+        self.runtime = Runtime(
+            self.cluster, self.clock, TimelineRecorder(lambda: self.gate.step), load_plugins(entry_points=False), self.gate,
+            capabilities=Capabilities.of(c for f in (StatefulSetController, *extra) for c in getattr(f, "provides", ())),
+        )
         self.controllers: list[Controller] = []
         for factory in (StatefulSetController, *extra):
-            ctx = ControllerContext(name=factory.name, cluster=self.cluster, clock=self.clock,
-                                    timeline=None, hooks=hooks, gate=self.gate)  # type: ignore[arg-type]
-            self.controllers.append(factory(ctx))
+            self.controllers.append(factory(self.runtime))
         self.log: list[WatchEvent] = []
         self.cluster.watch(self.log.append)
 

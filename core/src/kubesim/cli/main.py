@@ -182,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     configure_logging(0)
     relax_full_collections()
     try:
-        hooks = load_plugins(builtins=[builtin_gate])
+        hooks = load_plugins()
     except PluginError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_INVALID)

@@ -1,25 +1,35 @@
-"""The controller runtime: controllers, waiters, work queues and actor-bound clients."""
+"""The controller runtime: the per-scenario Runtime, controllers, waiters, work queues and clients."""
 
 from kubesim.controllers.base import (
     Controller,
-    ControllerContext,
     ControllerFactory,
     ObjectKey,
     ReconcileController,
-    StepGate,
 )
 from kubesim.controllers.client import Client
+from kubesim.controllers.runtime import (
+    GRACEFUL_POD_DELETION,
+    Capabilities,
+    ClusterReader,
+    Recorder,
+    Runtime,
+    StepGate,
+)
 from kubesim.controllers.waiter import ControllerWaiter
 from kubesim.controllers.workqueue import WorkQueue
 
 __all__ = [
+    "GRACEFUL_POD_DELETION",
+    "Capabilities",
     "Client",
+    "ClusterReader",
     "Controller",
-    "ControllerContext",
     "ControllerFactory",
     "ControllerWaiter",
     "ObjectKey",
     "ReconcileController",
+    "Recorder",
+    "Runtime",
     "StepGate",
     "WorkQueue",
 ]

@@ -8,73 +8,40 @@ and no threads are involved.
 from __future__ import annotations
 
 import abc
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-import attrs
 import structlog
 
-from kubesim.controllers.client import Client
 from kubesim.controllers.waiter import ControllerWaiter
 from kubesim.controllers.workqueue import WorkQueue
 
 if TYPE_CHECKING:
-    from kubesim.api import ScenarioStep, StepPhase
-    from kubesim.clock import Clock
-    from kubesim.cluster import Cluster, WatchEvent
-    from kubesim.plugins import Hooks
-    from kubesim.scenario.recorder import TimelineRecorder
+    from kubesim.cluster import WatchEvent
+    from kubesim.controllers.runtime import Runtime
 
 __all__ = [
     "Controller",
-    "ControllerContext",
     "ControllerFactory",
     "ObjectKey",
     "ReconcileController",
-    "StepGate",
 ]
 
 
-class StepGate(Protocol):
-    """Read access to the running scenario's step status (for CheckScenarioStepPhase)."""
-
-    @property
-    def step(self) -> ScenarioStep: ...
-
-    @property
-    def phase(self) -> StepPhase | None: ...
-
-    @property
-    def running_simulation_controller(self) -> str: ...
-
-
-@attrs.define
-class ControllerContext:
-    """What a controller gets when a scenario starts."""
-
-    name: str
-    cluster: Cluster
-    clock: Clock
-    timeline: TimelineRecorder
-    hooks: Hooks
-    gate: StepGate
-    options: Mapping[str, Any] = attrs.field(factory=dict)
-    seed: int = 0
-
-    @property
-    def client(self) -> Client:
-        """A client whose writes are attributed to this controller."""
-        return Client(self.cluster, self.name)
-
-
 class Controller(abc.ABC):
-    """An in-process controller. Subclasses set `name` and implement the two methods."""
+    """An in-process controller. Subclasses set `name` and implement the two methods.
+
+    `provides` declares capabilities of the scenario's cluster that exist because this
+    controller runs (e.g. `kubesim.controllers.GRACEFUL_POD_DELETION` for a kubelet).
+    """
 
     name: ClassVar[str]
+    provides: ClassVar[frozenset[str]] = frozenset()
 
-    def __init__(self, ctx: ControllerContext) -> None:
-        self.ctx = ctx
-        self.client = ctx.client
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.reader = runtime.reader
+        self.client = runtime.client(self.name)
         self.log = structlog.get_logger().bind(controller=self.name)
 
     @abc.abstractmethod
@@ -94,7 +61,7 @@ class ControllerFactory(Protocol):
 
     name: str
 
-    def __call__(self, ctx: ControllerContext) -> Controller: ...
+    def __call__(self, runtime: Runtime) -> Controller: ...
 
 
 ObjectKey = tuple[str, str]
@@ -112,13 +79,13 @@ class ReconcileController(Controller):
 
     watches: ClassVar[Sequence[tuple[str, str]]] = ()
 
-    def __init__(self, ctx: ControllerContext) -> None:
-        super().__init__(ctx)
-        self.queue: WorkQueue[Hashable] = WorkQueue(ctx.clock.now)
+    def __init__(self, runtime: Runtime) -> None:
+        super().__init__(runtime)
+        self.queue: WorkQueue[Hashable] = WorkQueue(runtime.clock.now)
         self._watched = {kind for _, kind in self.watches}
-        self._unwatch = ctx.cluster.watch(self._on_event)
+        self._unwatch = self.reader.watch(self._on_event)
         for api_version, kind in self.watches:
-            for obj in ctx.cluster.list(api_version, kind):
+            for obj in self.reader.list(api_version, kind):
                 for key in self.initial_keys(obj):
                     self.queue.add(key)
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import click
 
     from kubesim.cluster import AdmissionRequest, AdmissionResponse
-    from kubesim.controllers import ControllerFactory, ControllerWaiter, StepGate
+    from kubesim.controllers import ControllerFactory, ControllerWaiter, Runtime, StepGate
 
 # --- scheduler -------------------------------------------------------------
 
@@ -51,8 +51,9 @@ def kubesim_controllers() -> Sequence[ControllerFactory]:
     """Controllers that run in-process, each with its ControllerWaiter.
 
     A controller factory is a `kubesim.Controller` subclass (or any callable with a
-    `name` attribute) that is called with a `kubesim.ControllerContext` at the start
-    of every scenario, so that each scenario gets fresh controller state.
+    `name` attribute) that is called with the scenario's `kubesim.Runtime` at the start
+    of every scenario, so that each scenario gets fresh controller state. A controller
+    class may declare capabilities it brings to the cluster in `provides`.
 
     :return: controller factories; their names must be unique
     """
@@ -87,13 +88,20 @@ def kubesim_check_scenario_step_phase(controller_name: str, gate: StepGate) -> b
 
 
 @hookspec
-def kubesim_admission(request: AdmissionRequest) -> AdmissionResponse | None:
+def kubesim_admission(request: AdmissionRequest, runtime: Runtime | None) -> AdmissionResponse | None:
     """Mutating or validating admission of every write to the embedded cluster.
 
     Called twice per write: with `request.phase == "mutating"` (a response may carry
     a JSON patch for the object) and then `"validating"` (a response may only deny).
+    Each plugin's implementation is called on its own, in pluggy's call order, so a
+    mutating plugin sees the earlier ones' patches (chained webhooks).
 
     :param request: the write: operation, resource, object, old object, actor
+    :param runtime: the scenario's runtime, to read the cluster (`runtime.reader`) as a
+        webhook reads it through its client; optional: declare it only if needed.
+        None when no runtime hosts the cluster.
+
+        .. versionadded:: 0.2
     :return: None to admit unchanged, or an AdmissionResponse that denies or patches
     """
 
@@ -129,7 +137,7 @@ def kubesim_result_aggregators() -> Mapping[str, Any]:
 def kubesim_run_options() -> Sequence[click.Option]:
     """Extra `kubesim run` options (e.g. --scheduler-config from kubesim-scheduler).
 
-    Their values reach controllers as `ControllerContext.options[<param name>]`.
+    Their values reach controllers as `runtime.options[<param name>]`.
 
     :return: click options; their names must be unique
     """

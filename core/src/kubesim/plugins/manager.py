@@ -26,13 +26,14 @@ if TYPE_CHECKING:
     import click
 
     from kubesim.cluster import AdmissionRequest, AdmissionResponse
-    from kubesim.controllers import ControllerFactory, ControllerWaiter, StepGate
+    from kubesim.controllers import ControllerFactory, ControllerWaiter, Runtime, StepGate
 
 __all__ = ["ENTRY_POINT_GROUP", "Hooks", "PluginError", "PluginInfo", "hook_names", "load_plugins"]
 
 ENTRY_POINT_GROUP = "kubesim"
 DISABLED_ENV = "KUBESIM_DISABLED_PLUGINS"
 EXTRA_ENV = "KUBESIM_PLUGINS"
+_GATE = "kubesim.scenario.gate"
 
 
 class PluginError(Exception):
@@ -59,12 +60,16 @@ def load_plugins(
 ) -> Hooks:
     """Build the plugin manager from entry points, KUBESIM_PLUGINS, `extra` and built-ins.
 
+    The core's CheckScenarioStepPhase (`kubesim.scenario.gate`) is always registered, last,
+    so every caller runs the same step semantics.
+
     `entry_points=False` leaves installed plugins out (tests that need a known set).
     """
     pm = pluggy.PluginManager(PROJECT)
     pm.add_hookspecs(hookspecs)
     for name in _split_env(DISABLED_ENV):
-        pm.set_blocked(name)
+        if name != _GATE:  # the KEP's pause rule is the engine's own: it cannot be disabled
+            pm.set_blocked(name)
     dists: dict[str, tuple[str | None, str | None]] = {}
     found = metadata.entry_points(group=ENTRY_POINT_GROUP) if entry_points else ()
     eps = sorted(found, key=lambda ep: (ep.name, ep.value))
@@ -91,6 +96,9 @@ def load_plugins(
     for module in builtins:
         if not pm.is_blocked(module.__name__):
             _register(pm, module, module.__name__)
+    from kubesim.scenario import gate
+
+    _register(pm, gate, _GATE)
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
@@ -127,14 +135,28 @@ class Hooks:
         self.pm = pm
         self._dists = dict(dists)
 
-    def _per_plugin(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
-        """Call a hook on each plugin separately, in registration order, keeping who answered."""
+    def _impls(self, hook_name: str) -> list[Any]:
+        """The hook's non-wrapper implementations in pluggy's call order (tryfirst/trylast, then LIFO)."""
         caller = getattr(self.pm.hook, hook_name)
+        return [i for i in reversed(caller.get_hookimpls()) if not (i.hookwrapper or i.wrapper)]
+
+    def _caller_for(self, hook_name: str, impl: Any) -> Callable[..., list[Any]]:
+        """A pluggy caller of `hook_name` with `impl` as its only plain implementation (wrappers kept)."""
+        others = {i.plugin for i in self._impls(hook_name) if i.plugin is not impl.plugin}
+        caller: Callable[..., list[Any]] = self.pm.subset_hook_caller(hook_name, remove_plugins=others)
+        return caller
+
+    def _per_plugin(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
+        """Call a hook through pluggy once per implementing plugin, keeping who answered.
+
+        Each call goes through pluggy with that plugin's implementation alone, so wrappers
+        (`wrapper=True`) wrap every plugin's answer and tryfirst/trylast decide the order.
+        """
         out = []
-        for impl in caller.get_hookimpls():  # registration order (pluggy itself calls LIFO)
+        for impl in self._impls(hook_name):
             name = self.pm.get_name(impl.plugin) or impl.plugin_name
-            args = {k: v for k, v in kwargs.items() if k in impl.argnames}
-            out.append((name, impl.function(**args)))
+            results = self._caller_for(hook_name, impl)(**kwargs)
+            out.append((name, results[0] if results else None))
         return out
 
     # --- scheduler ---
@@ -168,20 +190,22 @@ class Hooks:
         return bool(self.pm.hook.kubesim_check_scenario_step_phase(controller_name=controller_name, gate=gate))
 
     # --- cluster ---
-    def admitters(self) -> list[Callable[[AdmissionRequest], AdmissionResponse | None]]:
-        """One admission function per plugin implementing kubesim_admission, in load order.
+    def admitters(self, runtime: Runtime | None = None) -> list[Callable[[AdmissionRequest], AdmissionResponse | None]]:
+        """One admission function per plugin implementing kubesim_admission, in pluggy's call order.
 
-        Each is called separately so that a mutating plugin sees the previous ones'
-        patches, as chained admission webhooks do; a denial names the plugin.
+        Each plugin is called separately (through pluggy) so that a mutating plugin sees the
+        previous ones' patches, as chained admission webhooks do; a denial names the plugin.
+        Implementations that declare a `runtime` argument get the scenario's runtime.
         """
-        caller = self.pm.hook.kubesim_admission
         out: list[Callable[[AdmissionRequest], AdmissionResponse | None]] = []
-        for impl in caller.get_hookimpls():
+        for impl in self._impls("kubesim_admission"):
             plugin_name = self.pm.get_name(impl.plugin) or impl.plugin_name
+            caller = self._caller_for("kubesim_admission", impl)
 
-            def admit(request: AdmissionRequest, _fn: Callable[..., Any] = impl.function,
+            def admit(request: AdmissionRequest, _call: Callable[..., list[Any]] = caller,
                       _name: str = plugin_name) -> AdmissionResponse | None:
-                response: AdmissionResponse | None = _fn(request=request)
+                results = _call(request=request, runtime=runtime)
+                response: AdmissionResponse | None = results[0] if results else None
                 if response is not None and not response.name:
                     response = attrs.evolve(response, name=_name)
                 return response

@@ -39,7 +39,7 @@ from kubesim.api import (
 from kubesim.api.validation import PATCH_TYPES, assign_operation_ids, parse_patch, validate_scenario
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import Cluster, WatchEvent, copy_tree
-from kubesim.controllers import Controller, ControllerContext, ControllerWaiter
+from kubesim.controllers import Capabilities, Controller, ControllerWaiter, Runtime
 from kubesim.errors import ApiError, Conflict, InvalidInput, Problem
 from kubesim.plugins import Hooks
 from kubesim.scenario.memory import fewer_full_collections
@@ -179,13 +179,7 @@ class ScenarioRun:
     # --- setup --------------------------------------------------------------
 
     def _setup(self) -> None:
-        registry = self.cluster.registry
-        registry.register_crd(SCENARIO_CRD)
-        for crd in self.hooks.custom_resources():
-            registry.register_crd(dict(crd))
-        for admit in self.hooks.admitters():
-            self.cluster.add_admitter(admit, phase="mutating")
-            self.cluster.add_admitter(admit, phase="validating")
+        self.cluster.registry.register_crd(SCENARIO_CRD)
         self.cluster.watch(self._on_write)
         factories = self.hooks.controllers()
         waiters = self.hooks.controller_waiters()
@@ -194,6 +188,16 @@ class ScenarioRun:
         for name in self.simulation:
             if name not in factories:
                 raise ScenarioFailed(f"SimulationController {name!r} is not an installed in-process controller")
+        running = [factories[n] for n in self.pre_simulation + self.simulation if n in factories]
+        try:
+            capabilities = Capabilities.of(c for f in running for c in getattr(f, "provides", ()))
+        except ValueError as exc:
+            raise ScenarioFailed(str(exc)) from exc
+        self.runtime = Runtime(
+            self.cluster, self.clock, self.timeline, self.hooks, self.scenario.status.step_status,
+            seed=self.options.seed, options=self.options.plugin_options, capabilities=capabilities,
+        )
+        self.runtime.install_extensions()
         problems = validate_scenario(self.scenario, scope=self._scope, allow_unknown_targets=True)
         if problems:
             raise ScenarioFailed("invalid operations: " + "; ".join(str(p) for p in problems))
@@ -202,13 +206,8 @@ class ScenarioRun:
         self.cluster.create(obj, actor=ENGINE_ACTOR, copy=False)
         for name in self.pre_simulation + self.simulation:
             if name in factories:
-                ctx = ControllerContext(
-                    name=name, cluster=self.cluster, clock=self.clock, timeline=self.timeline,
-                    hooks=self.hooks, gate=self.scenario.status.step_status,
-                    options=self.options.plugin_options, seed=self.options.seed,
-                )
                 try:
-                    self.controllers[name] = factories[name](ctx)
+                    self.controllers[name] = factories[name](self.runtime)
                 except (ApiError, InvalidInput):
                     raise
                 except Exception as exc:

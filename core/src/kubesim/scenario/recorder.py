@@ -11,7 +11,7 @@ computed once (`json()`), however often the result is published.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import json_merge_patch
@@ -84,7 +84,7 @@ class TimelineRecorder:
         self.timeline.setdefault(str(step.major), []).append(event)
         return event
 
-    def pod_created_at(self, pod: dict[str, Any]) -> ScenarioStep:
+    def pod_created_at(self, pod: Mapping[str, Any]) -> ScenarioStep:
         """The step at which a pod was created (the current step when unknown)."""
         meta = pod.get("metadata", {})
         return self._pod_created.get((meta.get("namespace", ""), meta.get("name", "")), self._step())

@@ -44,7 +44,7 @@ class Marker(Controller):
         if not new:
             return False
         meta = new[0]["metadata"]
-        _trace(f"marker loop {meta['name']} {_where(self.ctx.gate)}")
+        _trace(f"marker loop {meta['name']} {_where(self.runtime.step_status)}")
         self.client.patch("v1", "ConfigMap", meta["name"], {"metadata": {"labels": {"state": "marked"}}},
                           namespace=meta["namespace"])
         return True
@@ -67,7 +67,7 @@ class Copier(ReconcileController):
 
     def reconcile(self, key: Hashable) -> None:
         namespace, name = key  # type: ignore[misc]
-        _trace(f"copier reconcile {namespace}/{name} {_where(self.ctx.gate)}")
+        _trace(f"copier reconcile {namespace}/{name} {_where(self.runtime.step_status)}")
         try:
             cm = self.client.get("v1", "ConfigMap", name, namespace)
         except NotFound:

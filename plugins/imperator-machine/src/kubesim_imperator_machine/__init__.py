@@ -6,7 +6,7 @@ pkg/controllers/machine_controller.go) keeps a MachineNodePool, one reservation
 StatefulSet and Service per machine type, and the Machine's status.availableMachines.
 """
 
-from .admission import MACHINE_WEBHOOKS, admit_machine
+from .admission import admit_machine
 from .affinity import affinity_match_expressions, gpu_selector, machine_type_resources, tolerations
 from .controller import MachineController, desired_replicas, typed_node_pool
 from .crd import MACHINE_CRD
@@ -28,7 +28,6 @@ __all__ = [
     "DEFAULTER",
     "DEFAULT_CORE_NAMESPACE",
     "MACHINE_CRD",
-    "MACHINE_WEBHOOKS",
     "NAMESPACE_ENV",
     "SLEEPER_IMAGE",
     "VALIDATOR",

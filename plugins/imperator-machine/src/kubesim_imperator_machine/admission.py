@@ -5,7 +5,7 @@ schema validation (a 422 `Machine.imperator.tenzen-y.io "x" is invalid: ...`), t
 creates and updates of the Machine itself, `validator.machine.imperator.tenzen-y.io`,
 whose denial reads `admission webhook "validator.machine.imperator.tenzen-y.io" denied the
 request: <upstream's message>`. The webhook reads the cluster (Machines of the same group,
-Nodes) while the Machine controller runs; see `kubesim_imperator_nodepool.WebhookServer`.
+Nodes) through the scenario's runtime, as upstream's reads it through the manager's client.
 """
 
 from __future__ import annotations
@@ -13,19 +13,20 @@ from __future__ import annotations
 from typing import Any
 
 from kubesim.cluster import AdmissionRequest, AdmissionResponse
-from kubesim_imperator_nodepool import API_VERSION, MACHINE_GROUP_KEY, WebhookServer, admit_structural
+from kubesim.controllers import Runtime
+from kubesim_imperator_nodepool import API_VERSION, MACHINE_GROUP_KEY, admit_structural
 
 from .crd import MACHINE_CRD
 from .webhook import VALIDATOR, validate_machine
 
-__all__ = ["MACHINE_WEBHOOKS", "admit_machine"]
-
-MACHINE_WEBHOOKS = WebhookServer("imperator-machine")
-"""The cluster the Machine webhooks read (bound by the Machine controller)."""
+__all__ = ["admit_machine"]
 
 
-def admit_machine(request: AdmissionRequest) -> AdmissionResponse | None:
-    """Schema pruning and validation of Machines, then upstream's validating webhook."""
+def admit_machine(request: AdmissionRequest, runtime: Runtime | None) -> AdmissionResponse | None:
+    """Schema pruning and validation of Machines, then upstream's validating webhook.
+
+    Without a runtime (no cluster to read) only the schema handling runs.
+    """
     response = admit_structural(request, MACHINE_CRD)
     rt = request.resource
     if (
@@ -36,9 +37,9 @@ def admit_machine(request: AdmissionRequest) -> AdmissionResponse | None:
         or not isinstance(request.object, dict)
     ):
         return response
-    cluster = MACHINE_WEBHOOKS.cluster
-    if cluster is None:
-        return None
+    if runtime is None:
+        return response
+    cluster = runtime.reader
     machine: dict[str, Any] = request.object
     labels = (machine.get("metadata") or {}).get("labels") or {}
     same_group = []

@@ -32,7 +32,7 @@ from collections.abc import Hashable, Iterable
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from kubesim import ControllerContext, ReconcileController
+from kubesim import ReconcileController, Runtime
 from kubesim.cluster import WatchEvent, copy_tree
 from kubesim.errors import ApiError, NotFound
 from kubesim_imperator_nodepool import (
@@ -49,12 +49,10 @@ from kubesim_imperator_nodepool import (
     WouldWrite,
     Writer,
     node_pool_name,
-    record_status_write,
     set_status_condition,
 )
 from kubesim_statefulset import default_statefulset
 
-from .admission import MACHINE_WEBHOOKS
 from .names import core_namespace, machine_group_of, reservation_labels, reservation_name
 from .ownership import AlreadyOwned, controller_of, set_controller_reference
 from .reservation import generate_service, generate_statefulset
@@ -135,7 +133,7 @@ class MachineController(ReconcileController):
     name = "imperator-machine"
     watches = ((API_VERSION, MACHINE), (API_VERSION, POOL), ("apps/v1", "StatefulSet"), ("v1", "Pod"))
 
-    def __init__(self, ctx: ControllerContext) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         self._versions: dict[Hashable, int] = {}
         self._failed: dict[Hashable, int] = {}
         self._verified: dict[Hashable, int] = {}
@@ -144,12 +142,7 @@ class MachineController(ReconcileController):
         """Why the waiter last said no: the write a reconcile would still make."""
         self._lowered: dict[tuple[str, str], datetime] = {}
         self._deferred = False
-        super().__init__(ctx)
-        self._unbind = MACHINE_WEBHOOKS.bind(ctx.cluster)  # the controller manager serves the webhooks
-
-    def close(self) -> None:
-        self._unbind()
-        super().close()
+        super().__init__(runtime)
 
     # --- events -----------------------------------------------------------------------
 
@@ -183,7 +176,7 @@ class MachineController(ReconcileController):
         """podReconcileRequest: the one Machine whose group and machine type the pod names."""
         meta = pod.get("metadata") or {}
         try:
-            ns = self.ctx.cluster.get("v1", "Namespace", meta.get("namespace", "default"))
+            ns = self.reader.get("v1", "Namespace", meta.get("namespace", "default"))
         except NotFound:
             return []
         injection = (ns["metadata"].get("labels") or {}).get(INJECTION_KEY)
@@ -192,7 +185,7 @@ class MachineController(ReconcileController):
             return []
         if MACHINE_GROUP_KEY not in labels:
             return []
-        machines = self.ctx.cluster.list(API_VERSION, MACHINE,
+        machines = self.reader.list(API_VERSION, MACHINE,
                                          label_selector={"matchLabels": {MACHINE_GROUP_KEY: labels[MACHINE_GROUP_KEY]}})
         if len(machines) != 1 or MACHINE_TYPE_KEY not in labels:
             return []
@@ -216,10 +209,10 @@ class MachineController(ReconcileController):
             self.limiter.forget(key)
             self._failed.pop(key, None)
             if self._deferred:  # a StatefulSet lowered at this instant grows again in the next one
-                self.queue.add_after(key, self.ctx.clock.now() + _NEXT_INSTANT)
+                self.queue.add_after(key, self.runtime.clock.now() + _NEXT_INSTANT)
         else:
             self._failed[key] = self._versions.get(key, 0)
-            self.queue.add_after(key, self.ctx.clock.now() + self.limiter.when(key))
+            self.queue.add_after(key, self.runtime.clock.now() + self.limiter.when(key))
 
     def _reconcile(self, machine: Obj, writer: Writer) -> bool:
         """One Reconcile; False when upstream returns an error or asks for a requeue."""
@@ -290,12 +283,12 @@ class MachineController(ReconcileController):
                     existing = None
                 sts = copy_tree(existing) if existing is not None else {
                     "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": name, "namespace": namespace}}
-                pods = self.ctx.cluster.list("v1", "Pod", namespace,
+                pods = self.reader.list("v1", "Pod", namespace,
                                              label_selector={"matchLabels": reservation_labels(group, type_name)})
                 unscheduled = count_unscheduled(pods)
                 replicas = desired_replicas(usage, unscheduled)
                 current = (existing or {}).get("spec", {}).get("replicas")
-                now = self.ctx.clock.now()
+                now = self.runtime.clock.now()
                 if current is not None and replicas > current and self._lowered.get((namespace, name)) == now:
                     replicas = current  # see _NEXT_INSTANT: one shrink and regrowth per simulated instant
                     self._deferred = True
@@ -363,9 +356,9 @@ class MachineController(ReconcileController):
 
         for entry in entries:
             common = {MACHINE_GROUP_KEY: group, MACHINE_TYPE_KEY: entry.get("name", "")}
-            reservations = self.ctx.cluster.list(
+            reservations = self.reader.list(
                 "v1", "Pod", label_selector={"matchLabels": {**common, POD_ROLE_KEY: POD_ROLE_RESERVATION}})
-            guests = self.ctx.cluster.list(
+            guests = self.reader.list(
                 "v1", "Pod", label_selector={"matchLabels": {**common, POD_ROLE_KEY: POD_ROLE_GUEST}})
             used, waiting = count_used_and_waiting(guests, injection_enabled)
             entry["usage"] = {"maximum": desired.get(entry.get("name"), 0), "reserved": count_reserved(reservations),
@@ -386,13 +379,13 @@ class MachineController(ReconcileController):
             new["status"] = copy_tree(status)
         status = new.setdefault("status", {})
         set_status_condition(status.setdefault("conditions", []), CONDITION_READY, "True", "Success",
-                             "update status conditions", self.ctx.clock.timestamp())
+                             "update status conditions", self.runtime.clock.timestamp())
         try:
             stored, changed = writer.update_status(new)
         except ApiError as exc:
             raise StepFailed(exc.message) from None
         if changed:
-            record_status_write(self.ctx, machine, stored)
+            self.runtime.recorder.record_status(self.name, machine, stored)
         return stored
 
     def _failed_status(self, machine: Obj, message: str, writer: Writer) -> bool:
@@ -401,20 +394,20 @@ class MachineController(ReconcileController):
         new = copy_tree(machine)
         status = new.setdefault("status", {})
         set_status_condition(status.setdefault("conditions", []), CONDITION_READY, "False", "Failure", message,
-                             self.ctx.clock.timestamp())
+                             self.runtime.clock.timestamp())
         try:
             stored, changed = writer.update_status(new)
         except ApiError:
             return False
         if changed:
-            record_status_write(self.ctx, machine, stored)
+            self.runtime.recorder.record_status(self.name, machine, stored)
         return False
 
     # --- waiter -----------------------------------------------------------------------
 
     def settled(self) -> bool:
         """Every Machine: a reconcile now would write nothing, or it failed and waits for its retry."""
-        for machine in self.ctx.cluster.list(API_VERSION, MACHINE):
+        for machine in self.reader.list(API_VERSION, MACHINE):
             key = ("", machine["metadata"]["name"])
             version = self._versions.get(key, 0)
             if self._failed.get(key) == version or self._verified.get(key) == version:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubesim import Controller, hookimpl
+from kubesim import Controller, Runtime, hookimpl
 from kubesim.cluster import AdmissionRequest, AdmissionResponse
 
 from .admission import admit_machine
@@ -21,11 +21,11 @@ def kubesim_custom_resources() -> Sequence[Mapping[str, Any]]:
 
 @hookimpl
 def kubesim_controllers() -> Sequence[type[Controller]]:
-    """The Machine controller (it also serves the Machine webhooks)."""
+    """The Machine controller."""
     return [MachineController]
 
 
 @hookimpl
-def kubesim_admission(request: AdmissionRequest) -> AdmissionResponse | None:
+def kubesim_admission(request: AdmissionRequest, runtime: Runtime | None) -> AdmissionResponse | None:
     """Machine schema pruning and validation, then upstream's validating webhook."""
-    return admit_machine(request)
+    return admit_machine(request, runtime)

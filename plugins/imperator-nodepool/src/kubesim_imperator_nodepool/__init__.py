@@ -45,9 +45,7 @@ from .nodes import (
     taint_key_index,
 )
 from .ratelimit import RateLimiter
-from .status_events import record_status_write
 from .structural import prune, validate_custom_resource
-from .webhook_server import WebhookServer
 from .writer import WouldWrite, Writer
 
 __all__ = [
@@ -81,7 +79,6 @@ __all__ = [
     "QUANTITY_PATTERN",
     "MachineNodePoolController",
     "RateLimiter",
-    "WebhookServer",
     "WouldWrite",
     "Writer",
     "admit_machine_node_pool",
@@ -92,7 +89,6 @@ __all__ = [
     "node_condition",
     "node_pool_name",
     "prune",
-    "record_status_write",
     "schedule_machine_type_keys",
     "set_status_condition",
     "taint_key_index",

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from typing import Any, cast
 
-from kubesim import ControllerContext, ReconcileController
+from kubesim import ReconcileController, Runtime
 from kubesim.cluster import WatchEvent, copy_tree
 from kubesim.errors import ApiError, NotFound
 
@@ -31,7 +31,6 @@ from .conditions import set_status_condition
 from .keys import API_VERSION, CONDITION_READY, MACHINE_GROUP_KEY, NODE_POOL_FINALIZER
 from .nodes import NodeTaintPanic, apply_pool_entry, cleanup_node, node_condition
 from .ratelimit import RateLimiter
-from .status_events import record_status_write
 from .writer import WouldWrite, Writer
 
 __all__ = ["MachineNodePoolController"]
@@ -66,14 +65,14 @@ class MachineNodePoolController(ReconcileController):
     name = "imperator-nodepool"
     watches = ((API_VERSION, KIND), ("v1", "Node"))
 
-    def __init__(self, ctx: ControllerContext) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         self._versions: dict[Hashable, int] = {}
         self._failed: dict[Hashable, int] = {}
         self._verified: dict[Hashable, int] = {}
         self.limiter = RateLimiter()
         self.last_blocker = ""
         """Why the waiter last said no: the write a reconcile would still make."""
-        super().__init__(ctx)
+        super().__init__(runtime)
 
     # --- events -----------------------------------------------------------------------
 
@@ -103,7 +102,7 @@ class MachineNodePoolController(ReconcileController):
         keys: list[Hashable] = []
         for node in (old, obj):  # EnqueueRequestsFromMapFunc maps the old and the new object
             group = (node["metadata"].get("annotations") or {}).get(MACHINE_GROUP_KEY, "")
-            for pool in self.ctx.cluster.list(API_VERSION, KIND):
+            for pool in self.reader.list(API_VERSION, KIND):
                 key = ("", pool["metadata"]["name"])
                 if (pool.get("spec") or {}).get("machineGroupName", "") == group and key not in keys:
                     keys.append(key)
@@ -125,7 +124,7 @@ class MachineNodePoolController(ReconcileController):
             self._failed.pop(key, None)
         else:
             self._failed[key] = self._versions.get(key, 0)
-            self.queue.add_after(key, self.ctx.clock.now() + self.limiter.when(key))
+            self.queue.add_after(key, self.runtime.clock.now() + self.limiter.when(key))
 
     def _reconcile(self, pool: Obj, writer: Writer) -> bool:
         """One Reconcile of a pool; False when upstream would return an error or ask for a requeue."""
@@ -154,7 +153,7 @@ class MachineNodePoolController(ReconcileController):
             failed = copy_tree(pool)
             status = failed.setdefault("status", {})
             set_status_condition(status.setdefault("conditions", []), CONDITION_READY, "False", "Failure",
-                                 _message(exc), self.ctx.clock.timestamp())
+                                 _message(exc), self.runtime.clock.timestamp())
             try:
                 self._write_status(pool, failed, writer)
             except ApiError as update_exc:
@@ -187,7 +186,7 @@ class MachineNodePoolController(ReconcileController):
 
     def _reconcile_nodes(self, pool: Obj, writer: Writer) -> None:
         """reconcileNode: every node of spec.nodePool in order; the first failure ends it."""
-        now = self.ctx.clock.timestamp()
+        now = self.runtime.clock.timestamp()
         for entry in (pool.get("spec") or {}).get("nodePool") or ():
             node = self.client.get("v1", "Node", str(entry.get("name", "")))
             origin = copy_tree(node)
@@ -221,20 +220,20 @@ class MachineNodePoolController(ReconcileController):
         else:
             status.pop("nodePool", None)
         set_status_condition(status.setdefault("conditions", []), CONDITION_READY, "True", "Success",
-                             "update status conditions", self.ctx.clock.timestamp())
+                             "update status conditions", self.runtime.clock.timestamp())
         self._write_status(pool, new, writer)
         return True
 
     def _write_status(self, before: Obj, new: Obj, writer: Writer) -> None:
         stored, changed = writer.update_status(new)
         if changed and not writer.dry_run:
-            record_status_write(self.ctx, before, stored)
+            self.runtime.recorder.record_status(self.name, before, stored)
 
     # --- waiter -----------------------------------------------------------------------
 
     def settled(self) -> bool:
         """Every pool: a reconcile now would write nothing, or it failed and waits for its retry."""
-        for pool in self.ctx.cluster.list(API_VERSION, KIND):
+        for pool in self.reader.list(API_VERSION, KIND):
             key = ("", pool["metadata"]["name"])
             version = self._versions.get(key, 0)
             if self._failed.get(key) == version or self._verified.get(key) == version:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from typing import Any, cast
 
-from kubesim import ControllerContext, ReconcileController
+from kubesim import ReconcileController, Runtime
+from kubesim.controllers import GRACEFUL_POD_DELETION
 from kubesim.clock import format_time, parse_time
 from kubesim.cluster import WatchEvent, copy_tree
 from kubesim.errors import ApiError, Conflict, NotFound
@@ -40,22 +41,21 @@ Key = tuple[str, str, str]
 class KubeletController(ReconcileController):
     """Node readiness and the pod lifecycle for every node of the cluster.
 
-    While it runs, the cluster deletes bound pods gracefully (`graceful_pod_deletion`): a
-    deleted pod keeps running with a deletionTimestamp until this kubelet finishes it.
+    It provides graceful pod deletion: in a scenario that runs it, a deleted bound pod keeps
+    running with a deletionTimestamp until this kubelet finishes it.
     """
 
     name = "kubelet"
+    provides = frozenset({GRACEFUL_POD_DELETION})
     watches = (("v1", "Node"), ("v1", "Pod"))
 
-    def __init__(self, ctx: ControllerContext) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         self._node_ips = AddressPool(NODE_NETWORK)
         self._pod_ips = AddressPool(POD_NETWORK)
         self._assigned_node_ips: dict[str, str] = {}
         self._assigned_pod_ips: dict[tuple[str, str], str] = {}
         self._to_verify: dict[Key, None] = {}
-        super().__init__(ctx)
-        self._graceful_before = ctx.cluster.graceful_pod_deletion
-        ctx.cluster.graceful_pod_deletion = True
+        super().__init__(runtime)
 
     # --- keys -------------------------------------------------------------------
 
@@ -78,7 +78,7 @@ class KubeletController(ReconcileController):
         if key[0] == NODE and event.type != "DELETED":
             before = node_ready_state(event.old_object or {}) if event.old_object is not None else None
             if node_ready_state(obj) != before:  # pods waiting for (or stopped by) this node's kubelet
-                for pod in self.ctx.cluster.list("v1", "Pod", field_selector=f"spec.nodeName={key[2]}"):
+                for pod in self.reader.list("v1", "Pod", field_selector=f"spec.nodeName={key[2]}"):
                     pod_key = self._key(pod)
                     self._to_verify[pod_key] = None
                     keys.append(pod_key)
@@ -112,7 +112,7 @@ class KubeletController(ReconcileController):
             ip = self._assigned_node_ips.get(name)
             if ip is None:
                 ip = self._assigned_node_ips[name] = self._node_ips.allocate()
-        status = node_status_update(node, self.ctx.clock.timestamp(), ip)
+        status = node_status_update(node, self.runtime.clock.timestamp(), ip)
         if status is not None:
             node["status"] = status
             self.client.update_status(node)
@@ -142,7 +142,7 @@ class KubeletController(ReconcileController):
         status = pod.get("status") or {}
         if status.get("phase") in TERMINAL_PHASES:
             return
-        now = self.ctx.clock.now()
+        now = self.runtime.clock.now()
         host_ip = internal_ip(node) or ""
         try:
             spec = sim_spec_of(pod)
@@ -190,7 +190,7 @@ class KubeletController(ReconcileController):
         if meta.get("deletionGracePeriodSeconds") == 0:
             return  # already finished; finalizers keep it
         deadline = parse_time(meta["deletionTimestamp"])
-        if self.ctx.clock.now() < deadline:
+        if self.runtime.clock.now() < deadline:
             self.queue.add_after((POD, meta.get("namespace", ""), meta["name"]), deadline)
             return
         self.client.delete("v1", "Pod", meta["name"], meta.get("namespace"), grace_period_seconds=0)
@@ -199,8 +199,8 @@ class KubeletController(ReconcileController):
 
     def settled(self) -> bool:
         """Every node and pod touched since the last check is in the state it should be in now."""
-        now = self.ctx.clock.now()
-        cluster = self.ctx.cluster
+        now = self.runtime.clock.now()
+        cluster = self.reader
         for key in list(self._to_verify):
             kind, namespace, name = key
             try:
@@ -213,7 +213,3 @@ class KubeletController(ReconcileController):
                 return False
             del self._to_verify[key]
         return True
-
-    def close(self) -> None:
-        super().close()
-        self.ctx.cluster.graceful_pod_deletion = self._graceful_before

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from typing import Any, cast
 
-from kubesim import ControllerContext, ReconcileController
+from kubesim import ReconcileController, Runtime
 from kubesim.cluster import WatchEvent
 from kubesim.errors import ApiError, Conflict, NotFound
 
@@ -25,9 +25,9 @@ class PodGCController(ReconcileController):
     name = "pod-gc"
     watches = (("v1", "Pod"), ("v1", "Node"))
 
-    def __init__(self, ctx: ControllerContext) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         self._to_verify: dict[Hashable, None] = {}
-        super().__init__(ctx)
+        super().__init__(runtime)
 
     def initial_keys(self, obj: dict[str, Any]) -> Iterable[Hashable]:
         if obj.get("kind") == "Pod" and (obj.get("spec") or {}).get("nodeName"):
@@ -40,7 +40,7 @@ class PodGCController(ReconcileController):
             if event.type != "DELETED":
                 return []
             name = (obj.get("metadata") or {}).get("name", "")
-            pods = self.ctx.cluster.list("v1", "Pod", field_selector=f"spec.nodeName={name}")
+            pods = self.reader.list("v1", "Pod", field_selector=f"spec.nodeName={name}")
             return self._note([k for pod in pods for k in self.keys_for_object(pod)])
         if event.type == "DELETED" or not (obj.get("spec") or {}).get("nodeName"):
             return []
@@ -56,7 +56,7 @@ class PodGCController(ReconcileController):
         if not node_name:
             return False
         try:
-            self.ctx.cluster.get("v1", "Node", node_name)
+            self.reader.get("v1", "Node", node_name)
         except NotFound:
             return True
         return False
@@ -73,7 +73,7 @@ class PodGCController(ReconcileController):
         try:
             status = pod.get("status") or {}
             if status.get("phase") not in ("Succeeded", "Failed"):
-                pod["status"] = _failed_by_gc(status, self.ctx.clock.timestamp())
+                pod["status"] = _failed_by_gc(status, self.runtime.clock.timestamp())
                 self.client.update_status(pod)
             self.client.delete("v1", "Pod", name, namespace, grace_period_seconds=0)
         except (Conflict, NotFound):
@@ -86,7 +86,7 @@ class PodGCController(ReconcileController):
         for key in list(self._to_verify):
             namespace, name = cast(tuple[str, str], key)
             try:
-                pod = self.ctx.cluster.get("v1", "Pod", name, namespace)
+                pod = self.reader.get("v1", "Pod", name, namespace)
             except NotFound:
                 del self._to_verify[key]
                 continue

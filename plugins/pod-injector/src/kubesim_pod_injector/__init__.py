@@ -6,7 +6,7 @@ tenzen-y/imperator pkg/api/v1alpha1/pod_resource_injector.go), through the
 `kubesim_admission` hook as a JSON patch.
 """
 
-from .admission import INJECTOR_WEBHOOK, WEBHOOK_NAME, WEBHOOK_URL, admit_pod
+from .admission import WEBHOOK_NAME, WEBHOOK_URL, admit_pod
 from .injector import (
     Denied,
     WebhookCallFailed,
@@ -18,14 +18,11 @@ from .injector import (
     injecting_container_index,
     requires_injection,
 )
-from .server import PodInjectorServer
 
 __all__ = [
-    "INJECTOR_WEBHOOK",
     "WEBHOOK_NAME",
     "WEBHOOK_URL",
     "Denied",
-    "PodInjectorServer",
     "WebhookCallFailed",
     "admit_pod",
     "find_machine_type",

@@ -4,8 +4,7 @@ Upstream registers the injector for pod CREATE and UPDATE (not for subresources 
 pods/status or pods/binding) with failurePolicy Fail and a namespaceSelector
 `imperator.tenzen.io/inject-resource In (enabled)` (config/webhook/manifests.yaml and
 patches/pod_injector_patch.yaml). The handler reads the cluster through the controller
-manager's cached client, here the cluster bound by the `pod-injector` controller while the
-scenario runs. Its answer comes back as a JSON patch (AdmissionResponse(patch=[...])),
+manager's cached client, here through the scenario's runtime (`runtime.reader`). Its answer comes back as a JSON patch (AdmissionResponse(patch=[...])),
 a denial, or a failed call.
 """
 
@@ -14,25 +13,23 @@ from __future__ import annotations
 from typing import Any
 
 import jsonpatch
-from kubesim.cluster import AdmissionRequest, AdmissionResponse, Cluster
+from kubesim.cluster import AdmissionRequest, AdmissionResponse
+from kubesim.controllers import ClusterReader, Runtime
 from kubesim.errors import ApiError, NotFound
 from kubesim_imperator_nodepool import (
     API_VERSION,
     INJECTION_ENABLED,
     INJECTION_KEY,
     MACHINE_GROUP_KEY,
-    WebhookServer,
 )
 
 from .injector import Denied, WebhookCallFailed, inject_to_pod, requires_injection
 
-__all__ = ["INJECTOR_WEBHOOK", "WEBHOOK_NAME", "WEBHOOK_URL", "admit_pod"]
+__all__ = ["WEBHOOK_NAME", "WEBHOOK_URL", "admit_pod"]
 
 WEBHOOK_NAME = "mutator.pod.imperator.tenzen-y.io"
 WEBHOOK_URL = "https://imperator-webhook-service.imperator-system.svc:443/mutate-core-v1-pod?timeout=10s"
 _MAX_GENERATED_BASE = 63 - 5  # names.SimpleNameGenerator truncates the base to leave room for 5 characters
-INJECTOR_WEBHOOK = WebhookServer("pod-injector")
-"""The cluster the injector reads (bound by the pod-injector controller)."""
 
 
 def _name_seen_by_webhook(pod: dict[str, Any], operation: str) -> str:
@@ -50,7 +47,7 @@ def _name_seen_by_webhook(pod: dict[str, Any], operation: str) -> str:
     return name
 
 
-def _exists(cluster: Cluster, name: str, namespace: str | None) -> bool:
+def _exists(cluster: ClusterReader, name: str, namespace: str | None) -> bool:
     """Whether the cached client's Get finds the pod (an update, or a create of a taken name)."""
     try:
         cluster.get("v1", "Pod", name, namespace)
@@ -59,7 +56,7 @@ def _exists(cluster: Cluster, name: str, namespace: str | None) -> bool:
     return True
 
 
-def admit_pod(request: AdmissionRequest) -> AdmissionResponse | None:
+def admit_pod(request: AdmissionRequest, runtime: Runtime | None) -> AdmissionResponse | None:
     """Inject a guest pod's resources, node affinity and tolerations, or deny it."""
     rt = request.resource
     if (
@@ -70,9 +67,9 @@ def admit_pod(request: AdmissionRequest) -> AdmissionResponse | None:
         or not isinstance(request.object, dict)
     ):
         return None
-    cluster = INJECTOR_WEBHOOK.cluster
-    if cluster is None:
+    if runtime is None:
         return None
+    cluster = runtime.reader
     try:
         ns = cluster.get("v1", "Namespace", request.namespace or "default")
     except NotFound:

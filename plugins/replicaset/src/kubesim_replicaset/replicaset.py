@@ -21,7 +21,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from kubesim import ControllerContext, ReconcileController
+from kubesim import ReconcileController, Runtime
 from kubesim.cluster import LabelSelector, WatchEvent, copy_tree
 from kubesim.errors import ApiError, NotFound
 
@@ -193,9 +193,9 @@ class ReplicaSetController(ReconcileController):
     name = "replicaset"
     watches = ((RS_API_VERSION, "ReplicaSet"), ("v1", "Pod"))
 
-    def __init__(self, ctx: ControllerContext) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         self._failures: dict[Hashable, int] = {}
-        super().__init__(ctx)
+        super().__init__(runtime)
 
     # --- event handlers (addPod / updatePod / deletePod, addRS / updateRS / deleteRS) ---
 
@@ -220,7 +220,7 @@ class ReplicaSetController(ReconcileController):
         if not labels:
             return []
         keys: list[Hashable] = []
-        for rs in self.ctx.cluster.list(RS_API_VERSION, "ReplicaSet", ns):
+        for rs in self.reader.list(RS_API_VERSION, "ReplicaSet", ns):
             selector = _selector(rs)
             if selector is not None and not selector.empty and selector.matches(labels):
                 keys.append((ns, _meta(rs).get("name", "")))
@@ -255,7 +255,7 @@ class ReplicaSetController(ReconcileController):
     def reconcile(self, key: Hashable) -> None:
         namespace, name = cast(tuple[str, str], key)
         try:
-            rs = self.ctx.cluster.get(RS_API_VERSION, "ReplicaSet", name, namespace)
+            rs = self.reader.get(RS_API_VERSION, "ReplicaSet", name, namespace)
         except NotFound:
             self._failures.pop(key, None)
             return
@@ -263,7 +263,7 @@ class ReplicaSetController(ReconcileController):
         if selector is None:
             self.log.warning("invalid selector, ReplicaSet ignored", replicaset=f"{namespace}/{name}")
             return
-        active = [p for p in self.ctx.cluster.list("v1", "Pod", namespace) if is_pod_active(p)]
+        active = [p for p in self.reader.list("v1", "Pod", namespace) if is_pod_active(p)]
         claimed, errors = self._claim_pods(rs, selector, active)
         if errors:
             self._retry(key, errors[0])
@@ -271,8 +271,8 @@ class ReplicaSetController(ReconcileController):
         manage_error: str | None = None
         if not _meta(rs).get("deletionTimestamp"):
             manage_error = self._manage_replicas(claimed, rs)
-        now = self.ctx.clock.now()
-        status = calculate_status(rs, claimed, manage_error, now, self.ctx.clock.timestamp())
+        now = self.runtime.clock.now()
+        status = calculate_status(rs, claimed, manage_error, now, self.runtime.clock.timestamp())
         try:
             rs = self._update_status(rs, status)
         except ApiError as exc:
@@ -311,7 +311,7 @@ class ReplicaSetController(ReconcileController):
             diff = min(diff, BURST_REPLICAS)
             related = self._indirectly_related_pods(rs)
             error: str | None = None
-            for pod in get_pods_to_delete(pods, related, diff, self.ctx.clock.now()):
+            for pod in get_pods_to_delete(pods, related, diff, self.runtime.clock.now()):
                 try:
                     self.client.delete("v1", "Pod", _meta(pod)["name"], _meta(pod).get("namespace"))
                 except NotFound:
@@ -329,8 +329,8 @@ class ReplicaSetController(ReconcileController):
         ns = _meta(rs).get("namespace") or "default"
         seen: set[str] = set()
         related: list[Obj] = []
-        pods = self.ctx.cluster.list("v1", "Pod", ns)
-        for other in self.ctx.cluster.list(RS_API_VERSION, "ReplicaSet", ns):
+        pods = self.reader.list("v1", "Pod", ns)
+        for other in self.reader.list(RS_API_VERSION, "ReplicaSet", ns):
             other_ref = controller_ref(other)
             if other_ref is None or other_ref.get("uid") != ref.get("uid"):
                 continue
@@ -372,13 +372,13 @@ class ReplicaSetController(ReconcileController):
         delay = min(_BACKOFF_BASE * (2**failures), _BACKOFF_MAX)
         if error is not None:
             self.log.info("sync failed, retrying later", key=key, error=error.message)
-        self.queue.add_after(key, self.ctx.clock.now() + delay)
+        self.queue.add_after(key, self.runtime.clock.now() + delay)
 
     # --- waiter ---
 
     def settled(self) -> bool:
         """Every ReplicaSet satisfies `replicaset_settled` (see there)."""
-        cluster = self.ctx.cluster
+        cluster = self.reader
         for rs in cluster.list(RS_API_VERSION, "ReplicaSet"):
             if replicaset_settled(rs):
                 continue
@@ -391,10 +391,10 @@ class ReplicaSetController(ReconcileController):
         if selector is None:
             return None
         uid = _meta(rs).get("uid")
-        pods = [p for p in self.ctx.cluster.list("v1", "Pod", _meta(rs).get("namespace") or "default")
+        pods = [p for p in self.reader.list("v1", "Pod", _meta(rs).get("namespace") or "default")
                 if is_pod_active(p) and (controller_ref(p) or {}).get("uid") == uid
                 and selector.matches(_meta(p).get("labels"))]
-        return calculate_status(rs, pods, None, self.ctx.clock.now(), self.ctx.clock.timestamp())
+        return calculate_status(rs, pods, None, self.runtime.clock.now(), self.runtime.clock.timestamp())
 
 
 def _selector(rs: Obj) -> LabelSelector | None:

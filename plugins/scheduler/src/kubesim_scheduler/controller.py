@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kubesim import Controller, ControllerContext, ControllerWaiter, PodResult
+from kubesim import Controller, Runtime, ControllerWaiter, PodResult
 from kubesim.api import ScenarioPodScheduleResult
 from kubesim.cluster import WatchEvent
 from kubesim.errors import ApiError, NotFound
@@ -57,21 +57,20 @@ class SchedulerController(Controller):
 
     name = "scheduler"
 
-    def __init__(self, ctx: ControllerContext) -> None:
-        super().__init__(ctx)
-        registry = ctx.hooks.scheduler_plugins()
-        settings = load_settings(ctx.options.get("scheduler_config"), registry)
-        self.detail = str(ctx.options.get("detail") or "auto")
-        self.annotations = bool(ctx.options.get("annotations"))
-        in_process = getattr(ctx.hooks, "scheduler_extenders", None)
-        extenders = build_extenders(settings.config.extenders, in_process() if in_process is not None else ())
+    def __init__(self, runtime: Runtime) -> None:
+        super().__init__(runtime)
+        registry = runtime.scheduler_plugins()
+        settings = load_settings(runtime.options.get("scheduler_config"), registry)
+        self.detail = str(runtime.options.get("detail") or "auto")
+        self.annotations = bool(runtime.options.get("annotations"))
+        extenders = build_extenders(settings.config.extenders, runtime.scheduler_extenders())
         self.profiles = {p.scheduler_name for p in settings.profiles}
-        epoch = ctx.clock.now().timestamp()
+        epoch = runtime.clock.now().timestamp()
         self.scheduler = Scheduler(
             settings.profiles,
             registry=registry,
-            seed=ctx.seed,
-            now=lambda: ctx.clock.now().timestamp() - epoch,
+            seed=runtime.seed,
+            now=lambda: runtime.clock.now().timestamp() - epoch,
             binder=self._bind,
             lister=self._list,
             preempt_pod=self._preempt,
@@ -92,10 +91,10 @@ class SchedulerController(Controller):
         self.pending: set[str] = set()
         # pods assumed and waiting at Permit: not pending, nothing to do until they go on
         self.waiting: set[str] = set()
-        self._unwatch = ctx.cluster.watch(self._on_event)
-        for node in ctx.cluster.list("v1", "Node"):
+        self._unwatch = self.reader.watch(self._on_event)
+        for node in self.reader.list("v1", "Node"):
             self.scheduler.add_node(node)
-        for pod in ctx.cluster.list("v1", "Pod"):
+        for pod in self.reader.list("v1", "Pod"):
             if not _terminal(pod):
                 self._pod_added(pod)
 
@@ -175,10 +174,10 @@ class SchedulerController(Controller):
         meta = victim.get("metadata") or {}
         name, namespace = meta.get("name", ""), meta.get("namespace") or "default"
         try:
-            pod = self.ctx.cluster.get("v1", "Pod", name, namespace)
+            pod = self.reader.get("v1", "Pod", name, namespace)
         except NotFound:
             return False
-        condition = {**disruption_target_condition(preemptor), "lastTransitionTime": self.ctx.clock.timestamp()}
+        condition = {**disruption_target_condition(preemptor), "lastTransitionTime": self.runtime.clock.timestamp()}
         conditions = [c for c in pod.setdefault("status", {}).get("conditions", []) if c.get("type") != condition["type"]]
         pod["status"]["conditions"] = [*conditions, condition]
         try:
@@ -188,10 +187,10 @@ class SchedulerController(Controller):
             return False
         pmeta = preemptor.get("metadata") or {}
         self._new_epoch()
-        self.ctx.timeline.record_pod("podPreempted", PodResult(
-            pod=pod, created_at=self.ctx.timeline.pod_created_at(pod), bound_to=node,
+        self.runtime.recorder.record_pod("podPreempted", PodResult(
+            pod=pod, created_at=self.runtime.recorder.pod_created_at(pod), bound_to=node,
             preempted_by=f"{pmeta.get('namespace') or 'default'}/{pmeta.get('name', '')}",
-            preempted_at=self.ctx.gate.step,
+            preempted_at=self.runtime.step_status.step,
         ), actor=self.name)
         return True
 
@@ -208,7 +207,7 @@ class SchedulerController(Controller):
         api_version = _LISTABLE.get(kind)
         if api_version is None:
             return ()
-        return self.ctx.cluster.list(api_version, kind, namespace)
+        return self.reader.list(api_version, kind, namespace)
 
     # --- the loop --------------------------------------------------------------
 
@@ -255,7 +254,7 @@ class SchedulerController(Controller):
 
     def _record(self, attempt: ScheduleAttempt) -> None:
         key = pod_key(attempt.pod)
-        step_before = self.ctx.gate.step
+        step_before = self.runtime.step_status.step
         detail = effective_detail(self.detail, attempt.num_all_nodes)
         bound = attempt.bound and attempt.node is not None
         pod: dict[str, Any] | None = None
@@ -277,22 +276,22 @@ class SchedulerController(Controller):
             self._new_epoch()
             self._forget(key)
             self.history.pop(key, None)
-            self.ctx.timeline.record_pod("podScheduled", PodResult(
-                pod=bound_pod, created_at=self.ctx.timeline.pod_created_at(bound_pod), bound_to=attempt.node,
-                bound_at=self.ctx.gate.step, schedule_result=history,
+            self.runtime.recorder.record_pod("podScheduled", PodResult(
+                pod=bound_pod, created_at=self.runtime.recorder.pod_created_at(bound_pod), bound_to=attempt.node,
+                bound_at=self.runtime.step_status.step, schedule_result=history,
             ), actor=self.name)
             return
         self._tried(key)
         if attempt.nominated_node or attempt.victims:
             self._new_epoch()
-        self.ctx.timeline.record_pod("podUnscheduled", PodResult(
-            pod=self._current(pod), created_at=self.ctx.timeline.pod_created_at(pod), schedule_result=[result],
+        self.runtime.recorder.record_pod("podUnscheduled", PodResult(
+            pod=self._current(pod), created_at=self.runtime.recorder.pod_created_at(pod), schedule_result=[result],
         ), actor=self.name)
 
     def _current(self, pod: Mapping[str, Any]) -> dict[str, Any]:
         meta = pod.get("metadata") or {}
         try:
-            return self.ctx.cluster.get("v1", "Pod", meta.get("name", ""), meta.get("namespace") or "default")
+            return self.reader.get("v1", "Pod", meta.get("name", ""), meta.get("namespace") or "default")
         except NotFound:
             return dict(pod)
 
@@ -323,10 +322,10 @@ class SchedulerController(Controller):
                 if all(cond.get(k) == v for k, v in wanted.items()):
                     return False
                 cond.update(wanted)
-                cond["lastTransitionTime"] = self.ctx.clock.timestamp()
+                cond["lastTransitionTime"] = self.runtime.clock.timestamp()
                 break
         else:
-            conditions.append({**wanted, "lastProbeTime": None, "lastTransitionTime": self.ctx.clock.timestamp()})
+            conditions.append({**wanted, "lastProbeTime": None, "lastTransitionTime": self.runtime.clock.timestamp()})
         try:
             self.client.update_status(pod)
         except ApiError as exc:  # the pod changed or went away meanwhile: nothing to report on

@@ -18,7 +18,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import attrs
-from kubesim.cluster import Cluster, LabelSelector, copy_tree
+from kubesim.cluster import LabelSelector, copy_tree
+from kubesim.controllers import ClusterReader
 from kubesim.controllers import Client
 from kubesim.errors import AlreadyExists, ApiError, NotFound
 
@@ -124,7 +125,7 @@ def _deleting(obj: Obj) -> bool:
     return bool((obj.get("metadata") or {}).get("deletionTimestamp"))
 
 
-def _get(cluster: Cluster, api_version: str, kind: str, name: str, namespace: str) -> dict[str, Any] | None:
+def _get(cluster: ClusterReader, api_version: str, kind: str, name: str, namespace: str) -> dict[str, Any] | None:
     try:
         return cluster.get(api_version, kind, name, namespace)
     except NotFound:
@@ -170,7 +171,7 @@ def claim_objects(writer: SetWriter, sts: Obj, objects: Sequence[Obj], match: Ca
     return claimed
 
 
-def list_revisions(cluster: Cluster, sts: Obj, selector: LabelSelector) -> list[Obj]:
+def list_revisions(cluster: ClusterReader, sts: Obj, selector: LabelSelector) -> list[Obj]:
     """history.ListControllerRevisions: revisions selected by the set's selector, ours or orphans."""
     out: list[Obj] = []
     for r in cluster.list("apps/v1", "ControllerRevision", _ns(sts), label_selector=selector):
@@ -237,7 +238,7 @@ def _inconsistent(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
 class _Sync:
     """updateStatefulSet and friends for one set (pkg/controller/statefulset/stateful_set_control.go)."""
 
-    def __init__(self, writer: SetWriter, cluster: Cluster, sts: Obj, now: datetime) -> None:
+    def __init__(self, writer: SetWriter, cluster: ClusterReader, sts: Obj, now: datetime) -> None:
         self.w = writer
         self.cluster = cluster
         self.sts = sts
@@ -592,7 +593,7 @@ class _Sync:
         self.w.update_status(new)
 
 
-def sync_statefulset(writer: SetWriter, cluster: Cluster, sts: Obj, now: datetime) -> SyncResult:
+def sync_statefulset(writer: SetWriter, cluster: ClusterReader, sts: Obj, now: datetime) -> SyncResult:
     """Sync one StatefulSet (StatefulSetController.sync): claim, update pods, status, history.
 
     Raises ApiError when a write fails (the caller retries later) and WouldWrite in dry-run.

@@ -15,7 +15,7 @@ from collections.abc import Hashable, Iterable
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from kubesim import ControllerContext, ReconcileController
+from kubesim import ReconcileController, Runtime
 from kubesim.cluster import LabelSelector, WatchEvent
 from kubesim.errors import ApiError, NotFound
 
@@ -33,14 +33,14 @@ class StatefulSetController(ReconcileController):
     name = "statefulset"
     watches = (("apps/v1", "StatefulSet"), ("v1", "Pod"), ("apps/v1", "ControllerRevision"))
 
-    def __init__(self, ctx: ControllerContext) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         self._versions: dict[Hashable, int] = {}
         self._failed: dict[Hashable, int] = {}
         self._verified: dict[Hashable, tuple[int, datetime]] = {}
         self._replaced: dict[tuple[str, int], datetime] = {}
         self.last_blocker = ""
         """Why the waiter last said no: the write a sync would still make (for debugging)."""
-        super().__init__(ctx)
+        super().__init__(runtime)
 
     # --- events -------------------------------------------------------------------
 
@@ -80,7 +80,7 @@ class StatefulSetController(ReconcileController):
             old_labels = (old.get("metadata") or {}).get("labels")
             if old_labels == meta.get("labels") and old_ref == ref:
                 return keys
-        for sts in self.ctx.cluster.list("apps/v1", "StatefulSet", namespace):
+        for sts in self.reader.list("apps/v1", "StatefulSet", namespace):
             try:
                 selector = LabelSelector.from_dict((sts.get("spec") or {}).get("selector"))
             except ApiError:
@@ -99,12 +99,12 @@ class StatefulSetController(ReconcileController):
             for table in (self._versions, self._failed, self._verified):
                 table.pop(key, None)
             return
-        now = self.ctx.clock.now()
+        now = self.runtime.clock.now()
         self._replaced = {k: t for k, t in self._replaced.items() if t >= now}  # only this moment's matter
         version = self._versions.get(key, 0)
         writer = SetWriter(self.client, replaced=self._replaced)
         try:
-            result = sync_statefulset(writer, self.ctx.cluster, sts, now)
+            result = sync_statefulset(writer, self.reader, sts, now)
         except ApiError as exc:
             self.log.warning("statefulset sync failed", statefulset=f"{namespace}/{name}", error=exc.message)
             self._failed[key] = self._versions.get(key, 0)
@@ -121,8 +121,8 @@ class StatefulSetController(ReconcileController):
 
     def settled(self) -> bool:
         """For every StatefulSet, a sync now would write nothing (or failed just now on this state)."""
-        now = self.ctx.clock.now()
-        for sts in self.ctx.cluster.list("apps/v1", "StatefulSet"):
+        now = self.runtime.clock.now()
+        for sts in self.reader.list("apps/v1", "StatefulSet"):
             meta = sts["metadata"]
             key = (meta.get("namespace", "default"), meta["name"])
             version = self._versions.get(key, 0)
@@ -130,7 +130,7 @@ class StatefulSetController(ReconcileController):
                 continue
             writer = SetWriter(self.client, dry_run=True, replaced=dict(self._replaced))
             try:
-                sync_statefulset(writer, self.ctx.cluster, sts, now)
+                sync_statefulset(writer, self.reader, sts, now)
             except WouldWrite as exc:
                 self.last_blocker = f"{key[0]}/{key[1]}: would {exc}"
                 return False

@@ -12,7 +12,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, cast
 
-from kubesim import ControllerContext, ReconcileController
+from kubesim import ReconcileController, Runtime
 from kubesim.cluster import LabelSelector, WatchEvent, copy_tree
 from kubesim.controllers import Client
 from kubesim.errors import ApiError, NotFound
@@ -126,12 +126,12 @@ class DeploymentController(ReconcileController):
     name = "deployment"
     watches = ((_API, "Deployment"), (_API, "ReplicaSet"), ("v1", "Pod"))
 
-    def __init__(self, ctx: ControllerContext) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         self._failures: dict[Hashable, int] = {}
         self.blocked: set[Hashable] = set()
         """Deployments whose last sync failed on an API error; they count as settled until
         something changes (an event re-queues them) or the backoff retry runs."""
-        super().__init__(ctx)
+        super().__init__(runtime)
 
     # --- event handlers --------------------------------------------------------------
 
@@ -158,7 +158,7 @@ class DeploymentController(ReconcileController):
         if not labels:
             return []
         keys: list[Hashable] = []
-        for d in self.ctx.cluster.list(_API, "Deployment", ns):
+        for d in self.reader.list(_API, "Deployment", ns):
             try:
                 selector = LabelSelector.from_dict((d.get("spec") or {}).get("selector"))
             except ApiError:
@@ -194,13 +194,13 @@ class DeploymentController(ReconcileController):
             return []
         ns = _meta(event.object).get("namespace") or "default"
         try:
-            rs = self.ctx.cluster.get(_API, "ReplicaSet", ref.get("name", ""), ns)
+            rs = self.reader.get(_API, "ReplicaSet", ref.get("name", ""), ns)
         except NotFound:
             return []
         keys = self._owner(rs, controller_ref(rs))
         for key in keys:
             try:
-                d = self.ctx.cluster.get(_API, "Deployment", key[1], key[0])  # type: ignore[index]
+                d = self.reader.get(_API, "Deployment", key[1], key[0])  # type: ignore[index]
             except NotFound:
                 return []
             if ((d.get("spec") or {}).get("strategy") or {}).get("type") != "Recreate":
@@ -215,7 +215,7 @@ class DeploymentController(ReconcileController):
         def build(rs_list: Sequence[Mapping[str, Any]]) -> PodMap:
             selector = LabelSelector.from_dict((d.get("spec") or {}).get("selector"))
             pod_map: dict[str, list[Mapping[str, Any]]] = {str(_meta(rs).get("uid")): [] for rs in rs_list}
-            for pod in self.ctx.cluster.list("v1", "Pod", _meta(d).get("namespace") or "default"):
+            for pod in self.reader.list("v1", "Pod", _meta(d).get("namespace") or "default"):
                 if not selector.matches(_meta(pod).get("labels")):
                     continue
                 ref = controller_ref(pod)
@@ -226,18 +226,18 @@ class DeploymentController(ReconcileController):
         return build
 
     def _sync(self, writes: Any) -> DeploymentSync:
-        return DeploymentSync(writes, self.ctx.clock.now(), self.ctx.clock.timestamp())
+        return DeploymentSync(writes, self.runtime.clock.now(), self.runtime.clock.timestamp())
 
     def reconcile(self, key: Hashable) -> None:
         namespace, name = cast(tuple[str, str], key)
         try:
-            d = self.ctx.cluster.get(_API, "Deployment", name, namespace)
+            d = self.reader.get(_API, "Deployment", name, namespace)
         except NotFound:
             self._failures.pop(key, None)
             self.blocked.discard(key)
             return
         sync = self._sync(ClientWrites(self.client))
-        rss = self.ctx.cluster.list(_API, "ReplicaSet", namespace)
+        rss = self.reader.list(_API, "ReplicaSet", namespace)
         try:
             sync.sync_deployment(d, rss, self._pod_map(d))
         except (ApiError, SyncError, IntOrPercentError) as exc:
@@ -246,7 +246,7 @@ class DeploymentController(ReconcileController):
             self._failures[key] = failures + 1
             self.log.info("deployment sync failed, retrying later", deployment=f"{namespace}/{name}",
                           error=getattr(exc, "message", str(exc)))
-            self.queue.add_after(key, self.ctx.clock.now() + min(_BACKOFF_BASE * (2**failures), _BACKOFF_MAX))
+            self.queue.add_after(key, self.runtime.clock.now() + min(_BACKOFF_BASE * (2**failures), _BACKOFF_MAX))
             return
         self._failures.pop(key, None)
         self.blocked.discard(key)
@@ -258,11 +258,11 @@ class DeploymentController(ReconcileController):
     def settled(self) -> bool:
         """Every Deployment is settled (`deployment_settled`) or blocked on a failed write."""
         dry = self._sync(DryRunWrites(self.client))
-        for d in self.ctx.cluster.list(_API, "Deployment"):
+        for d in self.reader.list(_API, "Deployment"):
             key = _key(d)
             if key in self.blocked:
                 continue
-            rss = self.ctx.cluster.list(_API, "ReplicaSet", key[0])
+            rss = self.reader.list(_API, "ReplicaSet", key[0])
             if not deployment_settled(dry, d, rss, self._pod_map(d)):
                 self.log.debug("deployment not settled", deployment=f"{key[0]}/{key[1]}")
                 return False
