@@ -1,10 +1,10 @@
 """Duplicate mapping keys in user-written YAML and JSON: an error naming the key's field path.
 
 PyYAML and json keep the last of two equal keys without a word, so an operation with two
-`step:` keys would run at one of them. kube-apiserver's strict decoding rejects a repeated
-field too (k8s.io/apimachinery/pkg/runtime/serializer/json: "duplicate field"). Every
-loader of user documents (scenarios, patch bodies, scheduler configurations) uses this one
-implementation.
+`step:` keys would run at one of them. Kubernetes' strict decoding reports a repeated field
+too (sigs.k8s.io/json UnmarshalStrict, used by kube-apiserver's field validation and by
+kube-scheduler's --config). Every loader of user documents (scenarios, patch bodies,
+results, scheduler configurations, the kubelet's sim spec) uses this one implementation.
 """
 
 from __future__ import annotations
@@ -107,16 +107,24 @@ def load_yaml(text: str, loader: type[yaml.SafeLoader] = yaml.SafeLoader) -> Any
         parser.dispose()
 
 
-class _Repeated(dict):  # type: ignore[type-arg]
-    """A decoded JSON object that wrote some of its keys more than once."""
+class _Repeated(dict[str, Any]):
+    """A decoded JSON object that wrote some of its keys more than once (json keeps the last)."""
 
     __slots__ = ("repeated",)
 
-    repeated: list[str]
+    def __init__(self, items: list[tuple[str, Any]]) -> None:
+        super().__init__(items)
+        seen: set[str] = set()
+        self.repeated: list[str] = []
+        for key, _ in items:
+            if key in seen:
+                self.repeated.append(key)
+            seen.add(key)
 
 
 def load_json(text: str | bytes) -> Any:
-    """json.loads, but DuplicateKeys when an object repeats a key (json keeps the last)."""
+    """json.loads, but DuplicateKeys when an object repeats a key; json.JSONDecodeError on a
+    syntax error (see kubesim.json_syntax for its description)."""
     repeats = False
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -125,10 +133,7 @@ def load_json(text: str | bytes) -> Any:
         if len(out) == len(items):
             return out
         repeats = True
-        marked = _Repeated(out)
-        seen: set[str] = set()
-        marked.repeated = [k for k, _ in items if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
-        return marked
+        return _Repeated(items)
 
     data = json.loads(text, object_pairs_hook=pairs)
     if repeats:
