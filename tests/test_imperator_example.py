@@ -19,22 +19,18 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from kubesim.cluster import parse_quantity
+from kubesim.testing import KubesimRun, run_kubesim
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "imperator"
 SCENARIO = EXAMPLE / "scenario.yaml"
 BIN_PACKING = EXAMPLE / "bin-packing.yaml"
-KUBESIM = Path(sys.executable).parent / "kubesim"
 PLUGINS = ("scheduler", "kubelet", "replicaset", "statefulset", "imperator-machine", "imperator-nodepool",
            "pod-injector")
 GROUP_KEY, TYPE_KEY, ROLE_KEY = ("imperator.tenzen-y.io/machine-group", "imperator.tenzen-y.io/machine-type",
@@ -44,22 +40,15 @@ STEP_SECONDS = 10  # kubesim run's default --step-duration
 GRACE_SECONDS = 30  # the reservation pods' terminationGracePeriodSeconds (the API server's default)
 LAG = math.ceil(GRACE_SECONDS / STEP_SECONDS)  # steps from a reservation's release to its pod being gone
 
-Run = tuple[subprocess.CompletedProcess[str], bytes, dict[str, Any], list[dict[str, Any]]]
+Run = tuple[KubesimRun, bytes, dict[str, Any], list[dict[str, Any]]]
 
 
 def _run(workdir: Path, *args: str) -> Run:
-    installed = {ep.name for ep in entry_points(group="kubesim")}
-    missing = sorted(set(PLUGINS) - installed)
-    if missing:
-        pytest.skip(f"kubesim plugins not installed: {', '.join(missing)}")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KUBESIM_", "IMPERATOR_"))}
-    env["KUBESIM_DISABLED_PLUGINS"] = ",".join(sorted(installed - set(PLUGINS)))
     workdir.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([str(KUBESIM), "run", str(SCENARIO), "-o", "result.json", "--export-cluster", "state.json",
-                           *args], cwd=workdir, env=env, capture_output=True, text=True, timeout=600, check=False)
+    proc = run_kubesim("run", str(SCENARIO), "-o", "result.json", "--export-cluster", "state.json", *args,
+                       cwd=workdir, plugins=PLUGINS, drop_env=("IMPERATOR_",), timeout=600)
     raw = (workdir / "result.json").read_bytes() if (workdir / "result.json").exists() else b""
-    state = json.loads((workdir / "state.json").read_text())["items"] if (workdir / "state.json").exists() else []
-    return proc, raw, json.loads(raw) if raw else {}, state
+    return proc, raw, json.loads(raw) if raw else {}, proc.exported
 
 
 @pytest.fixture(scope="module")

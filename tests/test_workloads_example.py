@@ -9,39 +9,28 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from collections import Counter
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from kubesim.cluster import parse_quantity
+from kubesim.testing import KubesimRun, run_kubesim
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "examples" / "workloads" / "scenario.yaml"
-KUBESIM = Path(sys.executable).parent / "kubesim"
 PLUGINS = ("scheduler", "kubelet", "replicaset", "statefulset")
 ZONE = "topology.kubernetes.io/zone"
 
 
-def _run(workdir: Path) -> tuple[subprocess.CompletedProcess[str], bytes, dict[str, Any], list[dict[str, Any]]]:
-    installed = {ep.name for ep in entry_points(group="kubesim")}
-    missing = sorted(set(PLUGINS) - installed)
-    if missing:
-        pytest.skip(f"kubesim plugins not installed: {', '.join(missing)}")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KUBESIM_")}
-    env["KUBESIM_DISABLED_PLUGINS"] = ",".join(sorted(installed - set(PLUGINS)))
+def _run(workdir: Path) -> tuple[KubesimRun, bytes, dict[str, Any], list[dict[str, Any]]]:
     workdir.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([str(KUBESIM), "run", str(SCENARIO), "-o", "result.json", "--export-cluster", "state.json"],
-                          cwd=workdir, env=env, capture_output=True, text=True, timeout=600, check=False)
+    proc = run_kubesim("run", str(SCENARIO), "-o", "result.json", "--export-cluster", "state.json",
+                       cwd=workdir, plugins=PLUGINS, timeout=600)
     raw = (workdir / "result.json").read_bytes() if (workdir / "result.json").exists() else b""
     result = json.loads(raw) if raw else {}
-    state = json.loads((workdir / "state.json").read_text())["items"] if (workdir / "state.json").exists() else []
-    return proc, raw, result, state
+    return proc, raw, result, proc.exported
 
 
 @pytest.fixture(scope="module")

@@ -8,36 +8,24 @@ cannot change the outcome.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from kubesim.testing.pytest_plugin import RunKubesim
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
-KUBESIM = Path(sys.executable).parent / "kubesim"
 KEEP = ("scheduler", "custom-score-example")
 
 
-def kubesim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KUBESIM_")}
-    env["KUBESIM_DISABLED_PLUGINS"] = ",".join(
-        sorted(ep.name for ep in entry_points(group="kubesim") if ep.name not in KEEP))
-    return subprocess.run([str(KUBESIM), *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
-
-
-def run(tmp_path: Path, config: Path | None) -> dict[str, Any]:
+def run(run_kubesim: RunKubesim, config: Path | None) -> dict[str, Any]:
     args = ["run", str(EXAMPLES / "scenario.yaml"), "-o", "result.json", "-q"]
     if config is not None:
         args += ["--scheduler-config", str(config)]
-    proc = kubesim(*args, cwd=tmp_path)
+    proc = run_kubesim(*args, plugins=KEEP)
     assert proc.returncode == 0, proc.stderr
-    result: dict[str, Any] = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
+    result: dict[str, Any] = proc.result
     assert result["status"]["phase"] == "Succeeded", result["status"].get("message")
     return result
 
@@ -58,16 +46,16 @@ def scores(result: dict[str, Any], pod: str) -> dict[str, dict[str, Any]]:
     raise AssertionError(f"{pod} was not scheduled")
 
 
-def test_the_plugin_is_installed(tmp_path: Path) -> None:
-    proc = kubesim("plugins", "--json", cwd=tmp_path)
+def test_the_plugin_is_installed(run_kubesim: RunKubesim) -> None:
+    proc = run_kubesim("plugins", "--json", plugins=KEEP)
     assert proc.returncode == 0, proc.stderr
     [info] = [p for p in json.loads(proc.stdout) if p["name"] == "custom-score-example"]
     assert info["distribution"] == "kubesim-custom-score-example"
     assert info["hooks"] == ["kubesim_scheduler_plugins"]
 
 
-def test_default_profile_packs_the_biggest_node(tmp_path: Path) -> None:
-    result = run(tmp_path, None)
+def test_default_profile_packs_the_biggest_node(run_kubesim: RunKubesim) -> None:
+    result = run(run_kubesim, None)
     assert placements(result) == {f"web-{i}": "node-a" for i in range(1, 6)}
     fit = {n: s["NodeResourcesFit"]["finalScore"] for n, s in scores(result, "web-1").items()}
     assert fit == {"node-a": 96, "node-b": 75, "node-c": 75, "node-d": 75}
@@ -75,14 +63,15 @@ def test_default_profile_packs_the_biggest_node(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("plugin", ["NodeCost", "NodeCostBatch"])
-def test_node_cost_prefers_the_cheapest_node_until_it_is_full(tmp_path: Path, plugin: str) -> None:
+def test_node_cost_prefers_the_cheapest_node_until_it_is_full(run_kubesim: RunKubesim, tmp_path: Path,
+                                                              plugin: str) -> None:
     config = yaml.safe_load((EXAMPLES / "scheduler-config.yaml").read_text(encoding="utf-8"))
     profile = config["profiles"][0]
     profile["plugins"]["multiPoint"]["enabled"][0]["name"] = plugin
     profile["pluginConfig"][0]["name"] = plugin
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    result = run(tmp_path, path)
+    result = run(run_kubesim, path)
     assert placements(result) == {
         "web-1": "node-b", "web-2": "node-b", "web-3": "node-b", "web-4": "node-b", "web-5": "node-c",
     }
@@ -99,14 +88,13 @@ def test_node_cost_prefers_the_cheapest_node_until_it_is_full(tmp_path: Path, pl
     assert sorted(last) == ["node-a", "node-c", "node-d"]  # node-b is full
 
 
-def test_bad_args_fail_the_run_naming_the_field(tmp_path: Path) -> None:
+def test_bad_args_fail_the_run_naming_the_field(run_kubesim: RunKubesim, tmp_path: Path) -> None:
     config = yaml.safe_load((EXAMPLES / "scheduler-config.yaml").read_text(encoding="utf-8"))
     config["profiles"][0]["pluginConfig"][0]["args"]["defaultCost"] = -5
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    proc = kubesim("run", str(EXAMPLES / "scenario.yaml"), "-o", "result.json", "--scheduler-config",
-                   str(path), cwd=tmp_path)
+    proc = run_kubesim("run", str(EXAMPLES / "scenario.yaml"), "-o", "result.json", "--scheduler-config",
+                       str(path), plugins=KEEP)
     assert proc.returncode == 1
-    result = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
-    assert result["status"]["phase"] == "Failed"
-    assert "initializing plugin 'NodeCost': defaultCost: Invalid value: -5" in result["status"]["message"]
+    assert proc.phase == "Failed"
+    assert "initializing plugin 'NodeCost': defaultCost: Invalid value: -5" in (proc.message or "")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from kubesim.testing import KubesimRun
 
-RunKubesim = Callable[..., subprocess.CompletedProcess[str]]
+RunKubesim = Callable[..., KubesimRun]
 
 HEAD = """apiVersion: simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1
 kind: Scenario

@@ -9,14 +9,11 @@ leaves no room for two big ones, which packing places.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+from kubesim.testing import KubesimRun, run_kubesim
 
 pytest.importorskip("kubesim_scheduler", reason="compare runs scenarios with the scheduler plugin")
 
@@ -25,21 +22,16 @@ QUICKSTART = str(ROOT / "examples" / "quickstart" / "scenario.yaml")
 SPREAD_OR_PACK = str(ROOT / "examples" / "compare" / "scenario.yaml")
 LEAST = str(ROOT / "examples" / "compare" / "least-allocated.yaml")
 MOST = str(ROOT / "examples" / "compare" / "most-allocated.yaml")
-KUBESIM = Path(sys.executable).parent / "kubesim"
 
-Run = Callable[..., subprocess.CompletedProcess[str]]
+Run = Callable[..., KubesimRun]
 
 
 @pytest.fixture
 def kubesim(tmp_path: Path) -> Run:
     """`kubesim ARGS` in tmp_path with only the scheduler plugin installed."""
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("KUBESIM_")}
-        env["KUBESIM_DISABLED_PLUGINS"] = ",".join(
-            sorted(ep.name for ep in entry_points(group="kubesim") if ep.name != "scheduler"))
-        return subprocess.run([str(KUBESIM), *args], cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=300, check=False)
+    def run(*args: str) -> KubesimRun:
+        return run_kubesim(*args, cwd=tmp_path, plugins=("scheduler",))
 
     return run
 

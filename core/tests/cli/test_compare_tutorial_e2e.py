@@ -9,21 +9,17 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
-import subprocess
-import sys
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+from kubesim.testing import KubesimRun, run_kubesim
 
 pytest.importorskip("kubesim_scheduler", reason="the tutorial runs the scheduler plugin")
 pytest.importorskip("kubesim_custom_score_example", reason="the tutorial uses contrib/custom-score-example")
 
 ROOT = Path(__file__).parents[3]
 TUTORIAL = ROOT / "docs" / "tutorial-custom-score-plugin.md"
-KUBESIM = Path(sys.executable).parent / "kubesim"
 NODE_COST = ("contrib/custom-score-example/examples/scenario.yaml", "--scheduler-config=",
              "--scheduler-config", "contrib/custom-score-example/examples/scheduler-config.yaml")
 PACK = ("examples/compare/scenario.yaml", "--scheduler-config", "examples/compare/least-allocated.yaml",
@@ -31,18 +27,11 @@ PACK = ("examples/compare/scenario.yaml", "--scheduler-config", "examples/compar
 PLUGINS = ("scheduler", "custom-score-example")
 
 
-def kubesim(*args: str, aggregator: bool = False) -> subprocess.CompletedProcess[str]:
+def kubesim(*args: str, aggregator: bool = False) -> KubesimRun:
     """`kubesim ARGS` from the repository root, with the tutorial's aggregator module when asked."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KUBESIM_")}
-    env["KUBESIM_DISABLED_PLUGINS"] = ",".join(
-        sorted(ep.name for ep in entry_points(group="kubesim") if ep.name not in PLUGINS))
-    if aggregator:
-        env["PYTHONPATH"] = os.pathsep.join(
-            filter(None, [str(ROOT / "examples/compare/node_cost_table"), env.get("PYTHONPATH")]))
-        env["KUBESIM_PLUGINS"] = "kubesim_node_cost_table"
-    env["COLUMNS"] = "100"
-    return subprocess.run([str(KUBESIM), *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
-                          check=False)
+    return run_kubesim(*args, cwd=ROOT, plugins=PLUGINS, env={"COLUMNS": "100"},
+                       pythonpath=[ROOT / "examples/compare/node_cost_table"] if aggregator else [],
+                       modules=["kubesim_node_cost_table"] if aggregator else [])
 
 
 def shown_after(marker: str) -> list[str]:

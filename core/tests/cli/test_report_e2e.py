@@ -12,17 +12,15 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
+from kubesim.testing import KubesimRun, installed_plugins, run_kubesim
 
 ROOT = Path(__file__).parents[3]
 QUICKSTART = ROOT / "examples" / "quickstart" / "scenario.yaml"
-KUBESIM = Path(sys.executable).parent / "kubesim"
 PLOTS = ("allocation", "heatmap", "pending", "reasons")
 
 AGGREGATOR_PLUGIN = '''
@@ -51,7 +49,7 @@ def kubesim_result_aggregators():
     return {"binds_per_node": BindsPerNode()}
 '''
 
-Run = Callable[..., subprocess.CompletedProcess[str]]
+Run = Callable[..., KubesimRun]
 
 
 @pytest.fixture
@@ -60,14 +58,9 @@ def kubesim(tmp_path: Path) -> Run:
     (tmp_path / "plugins").mkdir()
     (tmp_path / "plugins" / "binds_plugin.py").write_text(AGGREGATOR_PLUGIN)
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("KUBESIM_")}
-        env["KUBESIM_DISABLED_PLUGINS"] = ",".join(
-            sorted(ep.name for ep in entry_points(group="kubesim") if ep.name != "scheduler"))
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path / "plugins"), env.get("PYTHONPATH")]))
-        env["KUBESIM_PLUGINS"] = "binds_plugin"
-        return subprocess.run([str(KUBESIM), *args], cwd=tmp_path, env=env, capture_output=True, text=True,
-                              timeout=300, check=False)
+    def run(*args: str) -> KubesimRun:
+        return run_kubesim(*args, cwd=tmp_path, plugins=installed_plugins() & {"scheduler"},
+                           pythonpath=[tmp_path / "plugins"], modules=["binds_plugin"])
 
     return run
 

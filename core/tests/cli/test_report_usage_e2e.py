@@ -6,28 +6,20 @@ Needs the scheduler and kubelet plugins (skipped when either is not installed).
 from __future__ import annotations
 
 import csv
-import os
-import subprocess
-import sys
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+from kubesim.testing import KubesimRun, run_kubesim
 
 pytest.importorskip("kubesim_scheduler", reason="the scheduler plugin is not installed")
 pytest.importorskip("kubesim_kubelet", reason="the kubelet plugin is not installed")
 
 SCENARIO = Path(__file__).parents[1] / "results" / "data" / "kubelet-usage.yaml"
-KUBESIM = Path(sys.executable).parent / "kubesim"
 GI = 1024**3
 
 
-def kubesim(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KUBESIM_")}
-    env["KUBESIM_DISABLED_PLUGINS"] = ",".join(
-        sorted(ep.name for ep in entry_points(group="kubesim") if ep.name not in ("scheduler", "kubelet")))
-    return subprocess.run([str(KUBESIM), *args], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
+def kubesim(tmp_path: Path, *args: str) -> KubesimRun:
+    return run_kubesim(*args, cwd=tmp_path, plugins=("scheduler", "kubelet"))
 
 
 def test_usage_per_node_and_step(tmp_path: Path) -> None:

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import subprocess
-from collections.abc import Callable
-
 import yaml
+from kubesim.testing import KubesimRun
 
 DATA = Path(__file__).parents[1] / "data"
-RunKubesim = Callable[..., subprocess.CompletedProcess[str]]
+RunKubesim = Callable[..., KubesimRun]
 
 MARKER = DATA / "scenarios" / "marker.yaml"
 

@@ -151,7 +151,7 @@ def scenario_with(sim_controller: str) -> Any:
 
 @pytest.mark.parametrize(
     ("kind", "as_sim", "message"),
-    [("crash", True, "controller 'crashy' crashed: RuntimeError: boom"),
+    [("crash", True, 'controller "crashy" raised RuntimeError: boom at test_engine.py:{raise_line}'),
      ("stuck", True, "SimulationController 'crashy' has nothing to do but its waiter is not satisfied"),
      ("stuck", False, "PreSimulationController 'crashy' cannot settle: it has nothing left to do but its waiter is not satisfied")],
 )
@@ -161,7 +161,9 @@ def test_controller_failures_fail_the_scenario_with_a_message(
     scenario = scenario_with("crashy" if as_sim else "marker")
     [result] = Simulator(hooks_with(testplugin, crashing_module(kind))).run([scenario])
     assert result.status.phase == ScenarioPhase.FAILED
-    assert result.status.message == message
+    raise_line = next(i for i, line in enumerate(open(__file__, encoding="utf-8"), 1)
+                      if 'raise RuntimeError("boom")' in line)
+    assert result.status.message == message.format(raise_line=raise_line)
 
 
 def test_external_waiters_are_waited_for(testplugin: types.ModuleType) -> None:

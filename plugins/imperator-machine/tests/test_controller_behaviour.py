@@ -54,7 +54,7 @@ def test_missing_core_namespace_fails_and_is_retried(sim: Sim) -> None:
     sim.create(namespace(DEFAULT_CORE_NAMESPACE))
     sim.settle()
     assert sim.names("apps/v1", "StatefulSet") == []  # namespaces are not watched: the retry brings it
-    sim.advance(10)
+    sim.step(10)
     assert sim.names("apps/v1", "StatefulSet") == [reservation_name(GROUP, "small")]
     assert ready(sim)["status"] == "True"
 
@@ -187,7 +187,7 @@ def test_the_whole_chain_with_statefulsets_and_the_kubelet() -> None:
                    if p["metadata"].get("deletionTimestamp")]
     assert terminating == [f"{reservation_name(GROUP, 'small')}-1"]  # the highest ordinal goes, gracefully
 
-    sim.advance(30)  # the grace period: the kubelet removes the pod
+    sim.step(30)  # the grace period: the kubelet removes the pod
     sim.cluster.bind("guests", "guest", "n1", actor="scheduler")
     sim.settle()
     assert sim.usage(GROUP, "small") == {"maximum": 2, "reserved": 1, "used": 1, "waiting": 0}
@@ -218,7 +218,7 @@ def test_unschedulable_reservation_pod_flaps_once_per_step() -> None:
         sim.settle()
         assert sim.cluster.get("apps/v1", "StatefulSet", name, DEFAULT_CORE_NAMESPACE)["spec"]["replicas"] == 1
         assert sim.names("v1", "Pod", DEFAULT_CORE_NAMESPACE) == [f"{name}-0"]
-        sim.advance(10)
+        sim.step(10)
         assert sim.cluster.get("apps/v1", "StatefulSet", name, DEFAULT_CORE_NAMESPACE)["spec"]["replicas"] == 2
         again = sim.cluster.get("v1", "Pod", f"{name}-1", DEFAULT_CORE_NAMESPACE)
         assert again["metadata"]["uid"] != uid

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from machine_harness import run_kubesim
+from kubesim.testing import run_kubesim
 
 SCENARIO = """
 apiVersion: simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1
@@ -61,7 +61,10 @@ PLUGINS = ("scheduler", "kubelet", "statefulset", "imperator-machine", "imperato
 
 
 def test_machine_scenario(tmp_path: Path) -> None:
-    code, stderr, result, state = run_kubesim(SCENARIO, tmp_path, keep=PLUGINS)
+    (tmp_path / "scenario.yaml").write_text(SCENARIO)
+    run = run_kubesim("run", "scenario.yaml", "-o", "result.json", "--export-cluster", "state.json",
+                      cwd=tmp_path, plugins=PLUGINS, drop_env=("IMPERATOR_",))
+    code, stderr, result, state = run.returncode, run.stderr, run.result, run.exported
     assert code == 0, stderr
     assert result["status"]["phase"] == "Succeeded", result["status"].get("message")
     usage: dict[int, dict[str, int]] = {}

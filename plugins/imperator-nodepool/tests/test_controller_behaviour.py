@@ -111,7 +111,7 @@ def test_taints_are_stamped_again_when_a_later_step_reconciles(sim: Sim) -> None
     sim.create(pool(entry("a", taint=True), entry("b")))
     sim.settle()
     first = [t["timeAdded"] for t in taints(sim.node("a"))]
-    sim.advance(10)
+    sim.step(10)
     assert [t["timeAdded"] for t in taints(sim.node("a"))] == first  # nothing woke the pool
     node = sim.node("b")
     node["metadata"]["labels"]["x"] = "y"

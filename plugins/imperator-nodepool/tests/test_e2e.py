@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nodepool_harness import run_kubesim
+from kubesim.testing import run_kubesim
 
 SCENARIO = """
 apiVersion: simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1
@@ -47,7 +47,10 @@ spec:
 
 
 def test_node_pool_scenario(tmp_path: Path) -> None:
-    code, stderr, result, state = run_kubesim(SCENARIO, tmp_path, keep=("imperator-nodepool",))
+    (tmp_path / "scenario.yaml").write_text(SCENARIO)
+    run = run_kubesim("run", "scenario.yaml", "-o", "result.json", "--export-cluster", "state.json",
+                      cwd=tmp_path, plugins=("imperator-nodepool",), drop_env=("IMPERATOR_",))
+    code, stderr, result, state = run.returncode, run.stderr, run.result, run.exported
     assert code == 0, stderr
     assert result["status"]["phase"] == "Succeeded", result["status"].get("message")
     timeline = result["status"]["scenarioResult"]["timeline"]

@@ -253,7 +253,7 @@ def test_missing_node_is_retried_with_backoff_and_picked_up_once_it_exists(sim: 
     sim.create(new_node("late-node"))
     sim.settle()  # same instant: the retry (5 ms later) has not come yet
     assert MACHINE_STATUS_KEY not in labels(sim.node("late-node"))
-    sim.advance(10)
+    sim.step(10)
     assert taint_map(sim.node("late-node"))[MACHINE_STATUS_KEY] == "ready"
     assert node_conditions(sim)["late-node"] == "Healthy"
     assert next(c for c in pool(sim)["status"]["conditions"] if c["type"] == "Ready")["status"] == "True"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from kubelet_cli import require_plugins, run_kubesim
+from kubesim.testing import run_kubesim
 
 SCENARIO = Path(__file__).parent / "data" / "lifecycle.yaml"
 PLUGINS = ("scheduler", "kubelet", "statefulset")
@@ -34,12 +34,11 @@ def events(result: dict) -> list[tuple[int, str, str, str, str]]:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    require_plugins(*PLUGINS)
     outputs = []
     for i in range(2):
         cwd = tmp_path_factory.mktemp(f"run{i}")
         proc = run_kubesim("run", str(SCENARIO), "-o", "result.json", "--export-cluster", "state.yaml", "-q",
-                           cwd=cwd, keep=PLUGINS)
+                           cwd=cwd, plugins=PLUGINS)
         assert proc.returncode == 0, proc.stderr
         outputs.append(((cwd / "result.json").read_bytes(), (cwd / "state.yaml").read_bytes()))
     return outputs

@@ -30,7 +30,7 @@ def sim():
 def test_a_new_node_gets_the_kubelets_standard_status(sim):
     sim.create(node("n1"))
     sim.settle()
-    n = sim.get("Node", "n1", None)
+    n = sim.get("v1", "Node", "n1")
     assert conditions(n) == {
         "Ready": ("True", "KubeletReady"),
         "MemoryPressure": ("False", "KubeletHasSufficientMemory"),
@@ -47,11 +47,11 @@ def test_a_new_node_gets_the_kubelets_standard_status(sim):
 
 
 def test_a_declared_ready_condition_is_completed_and_given_addresses_kept(sim):
-    sim.advance(20)
+    sim.step(20)
     sim.create(node("n1", ready="True", ip="192.168.9.9"))
     sim.create(node("n2"))
     sim.settle()
-    n1, n2 = sim.get("Node", "n1", None), sim.get("Node", "n2", None)
+    n1, n2 = sim.get("v1", "Node", "n1"), sim.get("v1", "Node", "n2")
     ready = next(c for c in n1["status"]["conditions"] if c["type"] == "Ready")
     assert ready == {"type": "Ready", "status": "True", "reason": "KubeletReady",
                      "message": "kubelet is posting ready status", "lastHeartbeatTime": at(20),
@@ -65,13 +65,13 @@ def test_a_node_declared_not_ready_is_left_alone_and_its_pods_do_not_start(sim, 
     sim.create(node("n1", ready=state))
     sim.create(pod("p", "n1"))
     sim.settle()
-    assert sim.get("Node", "n1", None)["status"]["conditions"] == [{"type": "Ready", "status": state}]
-    assert sim.get("Pod", "p")["status"]["phase"] == "Pending"
+    assert sim.get("v1", "Node", "n1")["status"]["conditions"] == [{"type": "Ready", "status": state}]
+    assert sim.get("v1", "Pod", "p")["status"]["phase"] == "Pending"
     # the node comes back: its kubelet starts the pod
     sim.cluster.patch("v1", "Node", "n1", {"status": {"conditions": [{"type": "Ready", "status": "True"}]}},
                       "application/merge-patch+json", subresource="status")
     sim.settle()
-    assert sim.get("Pod", "p")["status"]["phase"] == "Running"
+    assert sim.get("v1", "Pod", "p")["status"]["phase"] == "Running"
 
 
 # --- pods ------------------------------------------------------------------------------
@@ -84,7 +84,7 @@ def test_a_bound_pod_becomes_running_and_ready(sim):
         {"name": "sidecar", "image": "envoy:1.30", "restartPolicy": "Always"},
     ]))
     sim.settle()
-    p = sim.get("Pod", "p")
+    p = sim.get("v1", "Pod", "p")
     status = p["status"]
     assert status["phase"] == "Running"
     assert status["startTime"] == T0
@@ -111,12 +111,12 @@ def test_scheduled_pods_keep_their_pod_scheduled_condition(sim):
     sim.create(node("n1"))
     sim.create(pod("p"))
     sim.settle()
-    assert sim.get("Pod", "p")["status"]["phase"] == "Pending"  # unbound: not the kubelet's business
-    sim.advance(10)
+    assert sim.get("v1", "Pod", "p")["status"]["phase"] == "Pending"  # unbound: not the kubelet's business
+    sim.step(10)
     sim.cluster.bind("default", "p", "n1")
     sim.settle()
-    assert conditions(sim.get("Pod", "p"))["PodScheduled"] == ("True", None)
-    assert sim.get("Pod", "p")["status"]["startTime"] == at(10)
+    assert conditions(sim.get("v1", "Pod", "p"))["PodScheduled"] == ("True", None)
+    assert sim.get("v1", "Pod", "p")["status"]["startTime"] == at(10)
 
 
 def test_addresses_are_deterministic_and_host_network_pods_use_the_node_ip(sim):
@@ -126,7 +126,7 @@ def test_addresses_are_deterministic_and_host_network_pods_use_the_node_ip(sim):
     sim.create(pod("b", "n1"))
     sim.create(pod("h", "n2", hostNetwork=True))
     sim.settle()
-    ips = {name: sim.get("Pod", name)["status"]["podIP"] for name in ("a", "b", "h")}
+    ips = {name: sim.get("v1", "Pod", name)["status"]["podIP"] for name in ("a", "b", "h")}
     assert ips == {"a": "10.0.0.1", "b": "10.0.0.2", "h": "172.16.0.2"}
 
 
@@ -135,15 +135,15 @@ def test_a_sim_spec_pod_moves_through_its_phases_and_succeeds(sim):
     sim.create(node("n1"))
     sim.create(pod("job", "n1", sim_spec=spec))
     sim.settle()
-    p = sim.get("Pod", "job")
+    p = sim.get("v1", "Pod", "job")
     assert p["status"]["phase"] == "Running"
     assert p["metadata"]["annotations"][USAGE_ANNOTATION] == '{"cpu":"1"}'
-    sim.advance(10)  # t=10: the second phase
-    p = sim.get("Pod", "job")
+    sim.step(10)  # t=10: the second phase
+    p = sim.get("v1", "Pod", "job")
     assert p["status"]["phase"] == "Running"
     assert p["metadata"]["annotations"][USAGE_ANNOTATION] == '{"cpu":"2","memory":"1Gi"}'
-    sim.advance(10)  # t=20: finished at t=15
-    p = sim.get("Pod", "job")
+    sim.step(10)  # t=20: finished at t=15
+    p = sim.get("v1", "Pod", "job")
     status = p["status"]
     assert status["phase"] == "Succeeded"
     assert p["metadata"]["annotations"][USAGE_ANNOTATION] == "{}"
@@ -157,7 +157,7 @@ def test_a_sim_spec_pod_moves_through_its_phases_and_succeeds(sim):
         "startedAt": T0,
     }
     # the usage annotation changes are recorded, status writes are not
-    assert [e for e in sim.events() if e[1] == "kubelet"] == [
+    assert [e for e in sim.timeline_writes() if e[1] == "kubelet"] == [
         (0, "kubelet", "patch", "Pod", "job"), (1, "kubelet", "patch", "Pod", "job"),
         (2, "kubelet", "patch", "Pod", "job"),
     ]
@@ -167,7 +167,7 @@ def test_a_sim_spec_that_ends_before_the_pod_is_seen_succeeds_at_once(sim):
     sim.create(node("n1"))
     sim.create(pod("quick", "n1", sim_spec="- {seconds: 0, resourceUsage: {cpu: 1}}"))
     sim.settle()
-    assert sim.get("Pod", "quick")["status"]["phase"] == "Succeeded"
+    assert sim.get("v1", "Pod", "quick")["status"]["phase"] == "Succeeded"
 
 
 @pytest.mark.parametrize(("spec", "problem"), [
@@ -179,11 +179,11 @@ def test_an_invalid_sim_spec_fails_the_pod_with_a_clear_message(sim, spec, probl
     sim.create(node("n1"))
     sim.create(pod("bad", "n1", sim_spec=spec))
     sim.settle()
-    status = sim.get("Pod", "bad")["status"]
+    status = sim.get("v1", "Pod", "bad")["status"]
     assert status["phase"] == "Failed"
     assert status["reason"] == "InvalidSimSpec"
     assert status["message"].startswith(f'invalid annotation "simSpec": {problem}')
-    assert conditions(sim.get("Pod", "bad"))["Ready"] == ("False", "PodFailed")
+    assert conditions(sim.get("v1", "Pod", "bad"))["Ready"] == ("False", "PodFailed")
 
 
 # --- deletion ------------------------------------------------------------------------------
@@ -193,19 +193,19 @@ def test_a_deleted_pod_terminates_after_its_grace_period_in_simulated_time(sim):
     sim.create(node("n1"))
     sim.create(pod("p", "n1", grace=25))
     sim.settle()
-    sim.advance(10)
+    sim.step(10)
     sim.cluster.delete("v1", "Pod", "p", "default")
     sim.settle()
-    p = sim.get("Pod", "p")
+    p = sim.get("v1", "Pod", "p")
     assert p["metadata"]["deletionTimestamp"] == at(35)
     assert p["metadata"]["deletionGracePeriodSeconds"] == 25
-    sim.advance(10)  # t=20
-    assert sim.exists("Pod", "p")
-    sim.advance(10)  # t=30
-    assert sim.exists("Pod", "p")
-    sim.advance(10)  # t=40 >= 35
-    assert not sim.exists("Pod", "p")
-    assert (4, "kubelet", "delete", "Pod", "p") in sim.events()
+    sim.step(10)  # t=20
+    assert sim.exists("v1", "Pod", "p")
+    sim.step(10)  # t=30
+    assert sim.exists("v1", "Pod", "p")
+    sim.step(10)  # t=40 >= 35
+    assert not sim.exists("v1", "Pod", "p")
+    assert (4, "kubelet", "delete", "Pod", "p") in sim.timeline_writes()
 
 
 def test_the_delete_requests_grace_period_wins_and_zero_deletes_at_once(sim):
@@ -216,10 +216,10 @@ def test_the_delete_requests_grace_period_wins_and_zero_deletes_at_once(sim):
     sim.cluster.delete("v1", "Pod", "short", "default", grace_period_seconds=5)
     sim.cluster.delete("v1", "Pod", "now", "default", grace_period_seconds=0)
     sim.settle()
-    assert not sim.exists("Pod", "now")
-    assert sim.exists("Pod", "short")
-    sim.advance(5)
-    assert not sim.exists("Pod", "short")
+    assert not sim.exists("v1", "Pod", "now")
+    assert sim.exists("v1", "Pod", "short")
+    sim.step(5)
+    assert not sim.exists("v1", "Pod", "short")
 
 
 def test_a_pod_with_finalizers_is_finished_but_kept_until_they_are_removed(sim):
@@ -229,8 +229,8 @@ def test_a_pod_with_finalizers_is_finished_but_kept_until_they_are_removed(sim):
     sim.create(p)
     sim.settle()
     sim.cluster.delete("v1", "Pod", "p", "default")
-    sim.advance(1)
-    kept = sim.get("Pod", "p")
+    sim.step(1)
+    kept = sim.get("v1", "Pod", "p")
     assert kept["metadata"]["deletionGracePeriodSeconds"] == 0
 
 
@@ -249,7 +249,7 @@ def test_unbound_pods_are_deleted_at_once(sim):
     sim.create(pod("p"))
     sim.settle()
     sim.cluster.delete("v1", "Pod", "p", "default")
-    assert not sim.exists("Pod", "p")
+    assert not sim.exists("v1", "Pod", "p")
 
 
 # --- the waiter's condition ------------------------------------------------------------------
@@ -285,4 +285,4 @@ def test_the_waiter_waits_for_a_pod_whose_time_has_come(sim):
     assert not kubelet.waiter().satisfied()  # the pod should have succeeded by now
     sim.settle()
     assert kubelet.waiter().satisfied()
-    assert sim.get("Pod", "job")["status"]["phase"] == "Succeeded"
+    assert sim.get("v1", "Pod", "job")["status"]["phase"] == "Succeeded"

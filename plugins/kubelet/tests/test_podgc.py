@@ -17,16 +17,16 @@ def test_pods_of_a_deleted_node_are_garbage_collected_at_once():
     seen = []
     sim.cluster.watch(lambda e: seen.append((e.type, e.actor, e.object["metadata"]["name"],
                                              (e.object.get("status") or {}).get("phase"))))
-    sim.advance(10)
+    sim.step(10)
     sim.cluster.delete("v1", "Node", "n1")
     sim.settle()
-    assert not sim.exists("Pod", "a")
-    assert sim.exists("Pod", "b") and sim.exists("Pod", "unbound")
+    assert not sim.exists("v1", "Pod", "a")
+    assert sim.exists("v1", "Pod", "b") and sim.exists("v1", "Pod", "unbound")
     # marked Failed first (a status write), then deleted with grace period 0 although it was running
     assert [s for s in seen if s[2] == "a"] == [
         ("MODIFIED", "pod-gc", "a", "Failed"), ("DELETED", "pod-gc", "a", "Failed"),
     ]
-    assert (1, "pod-gc", "delete", "Pod", "a") in sim.events()
+    assert (1, "pod-gc", "delete", "Pod", "a") in sim.timeline_writes()
     sim.close()
 
 
@@ -36,7 +36,7 @@ def test_the_failed_status_carries_the_disruption_target_condition():
     p["metadata"]["finalizers"] = ["example.com/keep"]  # keeps the pod so its last status can be read
     sim.create(p)
     sim.settle()
-    kept = sim.get("Pod", "orphan")
+    kept = sim.get("v1", "Pod", "orphan")
     assert kept["status"]["phase"] == "Failed"
     assert kept["metadata"]["deletionGracePeriodSeconds"] == 0
     condition = next(c for c in kept["status"]["conditions"] if c["type"] == "DisruptionTarget")
@@ -53,10 +53,10 @@ def test_a_terminating_pod_of_a_deleted_node_goes_too():
     sim.settle()
     sim.cluster.delete("v1", "Pod", "a", "default")
     sim.settle()
-    assert sim.exists("Pod", "a")
+    assert sim.exists("v1", "Pod", "a")
     sim.cluster.delete("v1", "Node", "n1")
     sim.settle()
-    assert not sim.exists("Pod", "a")
+    assert not sim.exists("v1", "Pod", "a")
     sim.close()
 
 
@@ -64,5 +64,5 @@ def test_pods_created_for_a_node_that_never_existed_are_collected():
     sim = Sim(PodGCController)
     sim.create(pod("p", "nowhere"))
     sim.settle()
-    assert not sim.exists("Pod", "p")
+    assert not sim.exists("v1", "Pod", "p")
     sim.close()

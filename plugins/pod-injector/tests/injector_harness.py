@@ -4,22 +4,10 @@ injector, served for this cluster (no controllers run, as in upstream's webhook 
 
 from __future__ import annotations
 
-import functools
-
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
-from importlib.metadata import entry_points
-from pathlib import Path
 from typing import Any
 
-import pytest
-from kubesim import Runtime, ScenarioStep
-from kubesim.clock import DEFAULT_EPOCH, Clock
-from kubesim.cluster import Cluster
-from kubesim.scenario.recorder import TimelineRecorder
+from kubesim.testing import SimEnv, namespace
 from kubesim_imperator_machine import MACHINE_CRD, admit_machine
 from kubesim_imperator_nodepool import (
     API_VERSION,
@@ -32,41 +20,15 @@ from kubesim_imperator_nodepool import (
 from kubesim_pod_injector import admit_pod
 
 
-class _NoStep:
-    """The step status of a cluster that no scenario drives."""
-
-    step = ScenarioStep(0, 0)
-    phase = None
-    running_simulation_controller = ""
-
-
-_NO_STEP = _NoStep()
-
-
-class World:
-    """The cluster and the webhooks bound to it; `close()` stops serving them."""
+class World(SimEnv):
+    """The cluster with the webhooks, which read it through the env's runtime."""
 
     def __init__(self) -> None:
-        self.clock = Clock(DEFAULT_EPOCH)
-        self.cluster = Cluster(self.clock)
-        for crd in (MACHINE_CRD, MACHINE_NODE_POOL_CRD):
-            self.cluster.registry.register_crd(crd)
-        self.runtime = Runtime(self.cluster, self.clock, TimelineRecorder(lambda: ScenarioStep(0, 0)), None,
-                               _NO_STEP)
-        for admit in (admit_machine, admit_machine_node_pool, admit_pod):
-            self.cluster.add_admitter(functools.partial(admit, runtime=self.runtime) if admit is not admit_machine_node_pool
-                                      else admit, phase="mutating")
-            self.cluster.add_admitter(functools.partial(admit, runtime=self.runtime) if admit is not admit_machine_node_pool
-                                      else admit, phase="validating")
-
-    def close(self) -> None:
-        """Nothing to release: the webhooks read this cluster through its runtime."""
-
-    def create(self, obj: dict[str, Any]) -> dict[str, Any]:
-        return self.cluster.create(obj)
+        super().__init__(crds=(MACHINE_CRD, MACHINE_NODE_POOL_CRD),
+                         admitters=(admit_machine, admit_machine_node_pool, admit_pod))
 
     def pod(self, name: str, namespace: str) -> dict[str, Any]:
-        return self.cluster.get("v1", "Pod", name, namespace)
+        return self.get("v1", "Pod", name, namespace)
 
     def set_usage(self, machine_name: str, reserved: Callable[[dict[str, Any]], int] | None = None) -> None:
         """updateUsageConditions: every machine type maximum = reserved = available, nothing used."""
@@ -124,31 +86,9 @@ def fake_pod(name: str, namespace: str, labels: dict[str, str]) -> dict[str, Any
 def new_world() -> World:
     """Upstream's BeforeSuite and BeforeEach: an injected and a plain namespace, nodes test-node1..3."""
     w = World()
-    for name, inject in ((INJECTED_NS, True), (NOT_INJECTED_NS, False)):
-        labels = {"imperator.tenzen.io/inject-resource": "enabled"} if inject else {}
-        w.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}})
+    w.create(namespace(INJECTED_NS, labels={"imperator.tenzen.io/inject-resource": "enabled"}))
+    w.create(namespace(NOT_INJECTED_NS))
     for name in ("test-node1", "test-node2", "test-node3"):
         w.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}})
     return w
 
-
-def run_kubesim(scenario: str, workdir: Any, keep: tuple[str, ...]) -> tuple[int, str, dict[str, Any], list[Any]]:
-    """`kubesim run` of a scenario (YAML text) with only the plugins in `keep`; skips when one is missing.
-
-    Returns the exit code, stderr, the result and the exported cluster's items.
-    """
-    installed = {ep.name for ep in entry_points(group="kubesim")}
-    missing = sorted(set(keep) - installed)
-    if missing:
-        pytest.skip(f"kubesim plugins not installed: {', '.join(missing)}")
-    workdir = Path(workdir)
-    (workdir / "scenario.yaml").write_text(scenario)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KUBESIM_", "IMPERATOR_"))}
-    env["KUBESIM_DISABLED_PLUGINS"] = ",".join(sorted(installed - set(keep)))
-    proc = subprocess.run(
-        [str(Path(sys.executable).parent / "kubesim"), "run", "scenario.yaml", "-o", "result.json",
-         "--export-cluster", "state.json"],
-        cwd=workdir, env=env, capture_output=True, text=True, timeout=300, check=False)
-    result = json.loads((workdir / "result.json").read_text()) if (workdir / "result.json").exists() else {}
-    state = json.loads((workdir / "state.json").read_text())["items"] if (workdir / "state.json").exists() else []
-    return proc.returncode, proc.stderr, result, state

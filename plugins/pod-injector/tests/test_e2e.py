@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from injector_harness import run_kubesim
+from kubesim.testing import run_kubesim
 
 GUEST = """
   - id: {name}
@@ -94,7 +94,10 @@ PLUGINS = ("scheduler", "kubelet", "statefulset", "replicaset", "imperator-machi
 
 
 def test_injector_scenario(tmp_path: Path) -> None:
-    code, stderr, result, state = run_kubesim(SCENARIO, tmp_path, keep=PLUGINS)
+    (tmp_path / "scenario.yaml").write_text(SCENARIO)
+    run = run_kubesim("run", "scenario.yaml", "-o", "result.json", "--export-cluster", "state.json",
+                      cwd=tmp_path, plugins=PLUGINS, drop_env=("IMPERATOR_",))
+    code, stderr, result, state = run.returncode, run.stderr, run.result, run.exported
     assert code == 0, stderr
     assert result["status"]["phase"] == "Succeeded", result["status"].get("message")
     first = next(o for o in state if o["kind"] == "Pod" and o["metadata"]["name"] == "first")

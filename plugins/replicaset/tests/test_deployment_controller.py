@@ -11,6 +11,8 @@ from kubesim_replicaset.defaults import default_deployment
 from kubesim_replicaset.deployment.hashing import compute_hash
 from rs_harness import World, deployment_object, rs_object
 
+DEPLOYMENT = ("apps/v1", "Deployment")
+
 LABELS = {"app": "web"}
 REVISION = "deployment.kubernetes.io/revision"
 
@@ -49,7 +51,7 @@ def test_sync_creates_replicaset_and_pods_stay_pending_without_a_kubelet() -> No
                                              "deployment.kubernetes.io/max-replicas": "2"}
     [pod] = w.pods()
     assert pod["metadata"]["name"].startswith(f"foo-{pod_hash}-")
-    d = w.get("Deployment", "foo")
+    d = w.get(*DEPLOYMENT, "foo")
     assert d["metadata"]["annotations"] == {REVISION: "1"}
     st = d["status"]
     assert (st["observedGeneration"], st["replicas"], st["updatedReplicas"], st["unavailableReplicas"]) == (1, 1, 1, 1)
@@ -63,7 +65,7 @@ def test_defaults_are_applied() -> None:
     body = deployment_object("foo", 1, LABELS)
     del body["spec"]["replicas"]
     w.create(body)
-    spec = w.get("Deployment", "foo")["spec"]
+    spec = w.get(*DEPLOYMENT, "foo")["spec"]
     assert spec["replicas"] == 1
     assert spec["strategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}
     assert (spec["revisionHistoryLimit"], spec["progressDeadlineSeconds"]) == (10, 600)
@@ -75,7 +77,7 @@ def test_rolling_update_respects_surge_and_unavailability_and_completes() -> Non
     w.create(deployment_object("foo", 10, LABELS, strategy={"type": "RollingUpdate", "rollingUpdate": {
         "maxSurge": 3, "maxUnavailable": 2}}))
     roll(w)
-    w.patch("Deployment", "foo", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "foo/bar:2"}]}}}})
+    w.patch(*DEPLOYMENT, "foo", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "foo/bar:2"}]}}}})
     for _ in range(50):
         w.settle()
         pods = w.pods()
@@ -87,7 +89,7 @@ def test_rolling_update_respects_surge_and_unavailability_and_completes() -> Non
             break
     revs = rs_by_revision(w)
     assert revs["1"]["spec"]["replicas"] == 0 and revs["2"]["spec"]["replicas"] == 10
-    d = w.get("Deployment", "foo")
+    d = w.get(*DEPLOYMENT, "foo")
     assert d["metadata"]["annotations"][REVISION] == "2"
     st = d["status"]
     assert (st["replicas"], st["updatedReplicas"], st["readyReplicas"], st["availableReplicas"]) == (10, 10, 10, 10)
@@ -103,12 +105,12 @@ def test_rollout_blocked_by_pods_that_never_run_is_settled() -> None:
     w = World()
     w.create(deployment_object("foo", 4, LABELS))  # 25%/25%: surge 1, unavailable 1
     roll(w)
-    w.patch("Deployment", "foo", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x:2"}]}}}})
+    w.patch(*DEPLOYMENT, "foo", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x:2"}]}}}})
     w.settle()
     revs = rs_by_revision(w)
     assert revs["1"]["spec"]["replicas"] == 3  # 4 - maxUnavailable
     assert revs["2"]["spec"]["replicas"] == 2  # 4 + maxSurge - 3
-    w.advance(60)  # nothing changes with time
+    w.step(60)  # nothing changes with time
     assert rs_by_revision(w)["2"]["spec"]["replicas"] == 2
 
 
@@ -116,9 +118,9 @@ def test_proportional_scaling_during_a_blocked_rollout() -> None:
     w = World()
     w.create(deployment_object("foo", 4, LABELS))
     roll(w)
-    w.patch("Deployment", "foo", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x:2"}]}}}})
+    w.patch(*DEPLOYMENT, "foo", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x:2"}]}}}})
     w.settle()  # old 3, new 2 (blocked)
-    w.patch("Deployment", "foo", {"spec": {"replicas": 8}})
+    w.patch(*DEPLOYMENT, "foo", {"spec": {"replicas": 8}})
     w.settle()
     revs = rs_by_revision(w)
     # allowed 8 + 2 (25% surge of 8) = 10, 5 to add: old 3*10/5=6 (+3), new 2*10/5=4 (+2)
@@ -133,7 +135,7 @@ def test_recreate_scales_old_to_zero_before_creating_the_new_replicaset() -> Non
     w.create(deployment_object("foo", 3, LABELS, strategy={"type": "Recreate"}))
     roll(w)
     w.writes.clear()
-    w.patch("Deployment", "foo", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x:2"}]}}}})
+    w.patch(*DEPLOYMENT, "foo", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x:2"}]}}}})
     roll(w)
     rs_writes = [x for x in w.writes if x[2] in ("ReplicaSet", "Pod") and not x[1].endswith("/status")
                  and x[0] != "scheduler"]
@@ -142,23 +144,23 @@ def test_recreate_scales_old_to_zero_before_creating_the_new_replicaset() -> Non
     assert len(deletes) == 3 and max(deletes) < first_create
     revs = rs_by_revision(w)
     assert (revs["1"]["spec"]["replicas"], revs["2"]["spec"]["replicas"]) == (0, 3)
-    assert conditions(w.get("Deployment", "foo"))["Progressing"] == ("True", "NewReplicaSetAvailable")
+    assert conditions(w.get(*DEPLOYMENT, "foo"))["Progressing"] == ("True", "NewReplicaSetAvailable")
 
 
 def test_paused_deployment_only_scales() -> None:
     w = World()
     w.create(deployment_object("foo", 2, LABELS))
     roll(w)
-    w.patch("Deployment", "foo", {"spec": {"paused": True}})
+    w.patch(*DEPLOYMENT, "foo", {"spec": {"paused": True}})
     w.settle()
-    assert conditions(w.get("Deployment", "foo"))["Progressing"] == ("Unknown", "DeploymentPaused")
-    w.patch("Deployment", "foo", {"spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "c", "image": "x:2"}]}}}})
+    assert conditions(w.get(*DEPLOYMENT, "foo"))["Progressing"] == ("Unknown", "DeploymentPaused")
+    w.patch(*DEPLOYMENT, "foo", {"spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "c", "image": "x:2"}]}}}})
     w.settle()
     assert [r["spec"]["replicas"] for r in w.replicasets()] == [3]  # no new ReplicaSet while paused
-    w.patch("Deployment", "foo", {"spec": {"paused": False}})
+    w.patch(*DEPLOYMENT, "foo", {"spec": {"paused": False}})
     roll(w)
     assert len(w.replicasets()) == 2
-    assert conditions(w.get("Deployment", "foo"))["Progressing"] == ("True", "NewReplicaSetAvailable")
+    assert conditions(w.get(*DEPLOYMENT, "foo"))["Progressing"] == ("True", "NewReplicaSetAvailable")
 
 
 def test_revision_history_limit_cleans_up_old_replicasets() -> None:
@@ -166,7 +168,7 @@ def test_revision_history_limit_cleans_up_old_replicasets() -> None:
     w.create(deployment_object("foo", 1, LABELS, revisionHistoryLimit=1))
     roll(w)
     for image in ("x:2", "x:3", "x:4"):
-        w.patch("Deployment", "foo", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": image}]}}}})
+        w.patch(*DEPLOYMENT, "foo", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": image}]}}}})
         roll(w)
     assert sorted(rs_by_revision(w)) == ["3", "4"]
     deleted = [x for x in w.writes_by("deployment", "ReplicaSet") if x[1] == "DELETED"]
@@ -178,11 +180,11 @@ def test_rollback_to_a_revision() -> None:
     w = World()
     w.create(deployment_object("foo", 2, LABELS, image="x:1"))
     roll(w)
-    w.patch("Deployment", "foo", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x:2"}]}}}})
+    w.patch(*DEPLOYMENT, "foo", {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x:2"}]}}}})
     roll(w)
-    w.patch("Deployment", "foo", {"metadata": {"annotations": {"deprecated.deployment.rollback.to": "1"}}})
+    w.patch(*DEPLOYMENT, "foo", {"metadata": {"annotations": {"deprecated.deployment.rollback.to": "1"}}})
     roll(w)
-    d = w.get("Deployment", "foo")
+    d = w.get(*DEPLOYMENT, "foo")
     assert "deprecated.deployment.rollback.to" not in d["metadata"]["annotations"]
     assert d["spec"]["template"]["spec"]["containers"][0]["image"] == "x:1"
     assert "pod-template-hash" not in d["spec"]["template"]["metadata"]["labels"]
@@ -197,19 +199,19 @@ def test_progress_deadline_exceeded_in_simulated_time() -> None:
     w.create(deployment_object("foo", 2, LABELS, progressDeadlineSeconds=30))
     w.settle()  # pods never run
     for _ in range(3):
-        w.advance(10)
-        assert conditions(w.get("Deployment", "foo"))["Progressing"][1] != "ProgressDeadlineExceeded"
-    w.advance(10)
-    assert conditions(w.get("Deployment", "foo"))["Progressing"] == ("False", "ProgressDeadlineExceeded")
+        w.step(10)
+        assert conditions(w.get(*DEPLOYMENT, "foo"))["Progressing"][1] != "ProgressDeadlineExceeded"
+    w.step(10)
+    assert conditions(w.get(*DEPLOYMENT, "foo"))["Progressing"] == ("False", "ProgressDeadlineExceeded")
 
 
 def test_min_ready_seconds_delays_availability() -> None:
     w = World()
     w.create(deployment_object("foo", 2, LABELS, minReadySeconds=20))
     roll(w)
-    assert w.get("Deployment", "foo")["status"].get("availableReplicas", 0) == 0
-    w.advance(20)
-    d = w.get("Deployment", "foo")
+    assert w.get(*DEPLOYMENT, "foo")["status"].get("availableReplicas", 0) == 0
+    w.step(20)
+    d = w.get(*DEPLOYMENT, "foo")
     assert d["status"]["availableReplicas"] == 2
     assert conditions(d)["Available"] == ("True", "MinimumReplicasAvailable")
 
@@ -223,10 +225,10 @@ def test_adopts_orphan_replicasets() -> None:
     unlabelled = w.create(rs_object("unlabelled", 1, LABELS))
     d = w.create(deployment_object("foo", 1, LABELS))
     roll(w)
-    orphan = w.get("ReplicaSet", "orphan")
+    orphan = w.get("apps/v1", "ReplicaSet", "orphan")
     assert orphan["metadata"]["ownerReferences"][0]["uid"] == d["metadata"]["uid"]
     assert orphan["spec"]["replicas"] == 0  # an old ReplicaSet of the Deployment now
-    assert "ownerReferences" not in w.get("ReplicaSet", "unlabelled")["metadata"]  # RS labels decide
+    assert "ownerReferences" not in w.get("apps/v1", "ReplicaSet", "unlabelled")["metadata"]  # RS labels decide
     assert unlabelled["metadata"]["uid"]
 
 
@@ -238,7 +240,7 @@ def test_hash_collision_bumps_collision_count() -> None:
     w.create(rs_object(taken, 0, {"other": "x"}))
     w.create(body)
     w.settle()
-    d = w.get("Deployment", "foo")
+    d = w.get(*DEPLOYMENT, "foo")
     assert d["status"]["collisionCount"] == 1
     names = {r["metadata"]["name"] for r in w.replicasets()}
     assert names == {taken, f"foo-{compute_hash(default_deployment(body)['spec']['template'], 1)}"}
@@ -255,7 +257,7 @@ def test_replicaset_create_error_blocks_the_deployment_and_the_waiter_holds() ->
     w = World(admitters=[DenyReplicaSets()])
     w.create(deployment_object("foo", 1, LABELS))
     w.settle()
-    d = w.get("Deployment", "foo")
+    d = w.get(*DEPLOYMENT, "foo")
     status, reason = conditions(d)["Progressing"]
     assert (status, reason) == ("False", "ReplicaSetCreateError")
     msg = next(c for c in d["status"]["conditions"] if c["type"] == "Progressing")["message"]

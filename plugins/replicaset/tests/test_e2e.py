@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rs_cli import load, require_plugins, run_kubesim, timeline_events
+from kubesim.testing import run_kubesim
 
 DATA = Path(__file__).parent / "data"
 
@@ -18,11 +18,10 @@ def final_objects(path: Path, kind: str) -> dict[str, dict[str, Any]]:
 
 
 def test_without_a_kubelet_pods_stay_pending_and_the_waiters_hold(tmp_path: Path) -> None:
-    require_plugins("scheduler", "replicaset")
     proc = run_kubesim("run", str(DATA / "rollout.yaml"), "-o", "result.json", "--export-cluster", "state.json",
-                       cwd=tmp_path, keep=("scheduler", "replicaset"))
+                       cwd=tmp_path, plugins=("scheduler", "replicaset"))
     assert proc.returncode == 0, proc.stderr
-    result = load(tmp_path / "result.json")
+    result = proc.result
     assert result["status"]["phase"] == "Succeeded"
     pods = final_objects(tmp_path / "state.json", "Pod")
     assert all(p["status"]["phase"] == "Pending" for p in pods.values())
@@ -43,11 +42,10 @@ def test_without_a_kubelet_pods_stay_pending_and_the_waiters_hold(tmp_path: Path
 
 
 def test_with_the_kubelet_the_rolling_update_completes(tmp_path: Path) -> None:
-    require_plugins("scheduler", "replicaset", "kubelet")
     proc = run_kubesim("run", str(DATA / "rollout.yaml"), "-o", "result.json", "--export-cluster", "state.json",
-                       cwd=tmp_path, keep=("scheduler", "replicaset", "kubelet"))
+                       cwd=tmp_path, plugins=("scheduler", "replicaset", "kubelet"))
     assert proc.returncode == 0, proc.stderr
-    assert load(tmp_path / "result.json")["status"]["phase"] == "Succeeded"
+    assert proc.result["status"]["phase"] == "Succeeded"
     d = final_objects(tmp_path / "state.json", "Deployment")["web"]
     st = d["status"]
     assert (st["replicas"], st["updatedReplicas"], st["readyReplicas"], st["availableReplicas"]) == (6, 6, 6, 6)
@@ -55,16 +53,15 @@ def test_with_the_kubelet_the_rolling_update_completes(tmp_path: Path) -> None:
     assert conds == {"Available": "MinimumReplicasAvailable", "Progressing": "NewReplicaSetAvailable"}
     pods = final_objects(tmp_path / "state.json", "Pod")
     assert len(pods) == 6 and all(p["spec"]["containers"][0]["image"] == "nginx:2" for p in pods.values())
-    events = timeline_events(load(tmp_path / "result.json"))
+    events = proc.events()
     actors = {e.get("actor") for e in events}
     assert {"deployment", "replicaset", "scheduler"} <= actors
 
 
 def test_invalid_deployment_fails_the_scenario_with_the_api_servers_message(tmp_path: Path) -> None:
-    require_plugins("replicaset")
-    proc = run_kubesim("run", str(DATA / "invalid.yaml"), "-o", "result.json", cwd=tmp_path, keep=("scheduler", "replicaset"))
+    proc = run_kubesim("run", str(DATA / "invalid.yaml"), "-o", "result.json", cwd=tmp_path, plugins=("scheduler", "replicaset"))
     assert proc.returncode == 1
-    result = load(tmp_path / "result.json")
+    result = proc.result
     assert result["status"]["phase"] == "Failed"
     assert result["status"]["message"] == (
         'spec.operations[1] (id web, step 1): Deployment.apps "web" is invalid: '

@@ -19,7 +19,7 @@ def rs_world(**kw: Any) -> World:
 
 
 def status(w: World, name: str = "foobar") -> dict[str, Any]:
-    return w.get("ReplicaSet", name).get("status") or {}
+    return w.get("apps/v1", "ReplicaSet", name).get("status") or {}
 
 
 def test_sync_replicaset_does_nothing() -> None:
@@ -53,7 +53,7 @@ def test_creates_missing_replicas_with_generate_name_and_controller_ref() -> Non
         assert p["spec"]["containers"][0]["image"] == "foo/bar"
     st = status(w)
     assert (st["replicas"], st["fullyLabeledReplicas"], st.get("readyReplicas", 0)) == (3, 3, 0)
-    assert st["observedGeneration"] == w.get("ReplicaSet", "foobar")["metadata"]["generation"]
+    assert st["observedGeneration"] == w.get("apps/v1", "ReplicaSet", "foobar")["metadata"]["generation"]
 
 
 def test_deletes_extra_replicas_preferring_unready_and_unscheduled() -> None:
@@ -62,9 +62,9 @@ def test_deletes_extra_replicas_preferring_unready_and_unscheduled() -> None:
     rs = w.create(rs_object("foobar", 4, LABELS))
     w.settle()
     names = sorted(p["metadata"]["name"] for p in w.pods())
-    w.bind_and_ready([w.get("Pod", names[0]), w.get("Pod", names[1])])
+    w.bind_and_ready([w.get("v1", "Pod", names[0]), w.get("v1", "Pod", names[1])])
     w.cluster.bind("default", names[2], "node-2", actor="scheduler")  # scheduled, not ready
-    w.patch("ReplicaSet", "foobar", {"spec": {"replicas": 2}})
+    w.patch("apps/v1", "ReplicaSet", "foobar", {"spec": {"replicas": 2}})
     w.settle()
     left = sorted(p["metadata"]["name"] for p in w.pods())
     assert left == names[:2]  # the unscheduled and the not-ready pods went
@@ -78,9 +78,9 @@ def test_scale_down_ranks_by_colocated_pods() -> None:
     w.create(rs_object("foobar", 3, LABELS))
     w.settle()
     a, b, c = sorted(p["metadata"]["name"] for p in w.pods())
-    w.bind_and_ready([w.get("Pod", a), w.get("Pod", c)], node="crowded")
-    w.bind_and_ready([w.get("Pod", b)], node="alone")
-    w.patch("ReplicaSet", "foobar", {"spec": {"replicas": 2}})
+    w.bind_and_ready([w.get("v1", "Pod", a), w.get("v1", "Pod", c)], node="crowded")
+    w.bind_and_ready([w.get("v1", "Pod", b)], node="alone")
+    w.patch("apps/v1", "ReplicaSet", "foobar", {"spec": {"replicas": 2}})
     w.settle()
     left = {p["metadata"]["name"] for p in w.pods()}
     assert b in left and len(left & {a, c}) == 1
@@ -115,7 +115,7 @@ def test_adopts_orphans_and_creates_only_the_rest() -> None:
     w.settle()
     pods = w.pods()
     assert len(pods) == 2
-    orphan = w.get("Pod", "orphan")
+    orphan = w.get("v1", "Pod", "orphan")
     refs = orphan["metadata"]["ownerReferences"]
     assert {r["uid"] for r in refs} == {other["metadata"]["uid"], rs["metadata"]["uid"]}
     assert next(r for r in refs if r.get("controller"))["blockOwnerDeletion"] is True
@@ -130,7 +130,7 @@ def test_does_not_touch_pods_controlled_by_others() -> None:
     owner = w.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owner", "namespace": "default"}})
     w.create(pod_object("taken", LABELS, owner=owner))
     w.settle()
-    assert w.get("Pod", "taken")["metadata"]["ownerReferences"][0]["uid"] == owner["metadata"]["uid"]
+    assert w.get("v1", "Pod", "taken")["metadata"]["ownerReferences"][0]["uid"] == owner["metadata"]["uid"]
     assert len(w.pods(label="foo=bar")) == 2  # one new pod for foobar besides the taken one
 
 
@@ -140,9 +140,9 @@ def test_releases_pods_whose_labels_stop_matching() -> None:
     w.create(rs_object("foobar", 2, LABELS))
     w.settle()
     name = w.pods()[0]["metadata"]["name"]
-    w.patch("Pod", name, {"metadata": {"labels": {"foo": "other"}}})
+    w.patch("v1", "Pod", name, {"metadata": {"labels": {"foo": "other"}}})
     w.settle()
-    assert not w.get("Pod", name)["metadata"].get("ownerReferences")
+    assert not w.get("v1", "Pod", name)["metadata"].get("ownerReferences")
     assert len(w.pods(label="foo=bar")) == 2
     assert status(w)["replicas"] == 2
 
@@ -158,7 +158,7 @@ def test_does_not_adopt_or_create_while_being_deleted() -> None:
     w.writes.clear()
     w.settle()
     assert [x for x in w.writes_by("replicaset") if x[1] != "MODIFIED/status"] == []
-    assert "ownerReferences" not in w.get("Pod", "orphan")["metadata"]
+    assert "ownerReferences" not in w.get("v1", "Pod", "orphan")["metadata"]
 
 
 def test_ready_replicas() -> None:
@@ -167,7 +167,7 @@ def test_ready_replicas() -> None:
     w.create(rs_object("foobar", 2, LABELS))
     w.settle()
     a, b = sorted(p["metadata"]["name"] for p in w.pods())
-    w.bind_and_ready([w.get("Pod", a)])
+    w.bind_and_ready([w.get("v1", "Pod", a)])
     w.cluster.bind("default", b, "node-1", actor="scheduler")
     w.set_ready(b, ready=False)
     w.settle()
@@ -183,9 +183,9 @@ def test_available_replicas_wait_min_ready_seconds_in_simulated_time() -> None:
     w.bind_and_ready()
     w.settle()
     assert status(w)["readyReplicas"] == 2 and status(w).get("availableReplicas", 0) == 0
-    w.advance(10)
+    w.step(10)
     assert status(w).get("availableReplicas", 0) == 0
-    w.advance(5)  # exactly minReadySeconds after Ready: available (lastTransitionTime + 15s <= now)
+    w.step(5)  # exactly minReadySeconds after Ready: available (lastTransitionTime + 15s <= now)
     assert status(w)["availableReplicas"] == 2
 
 
@@ -223,7 +223,7 @@ def test_create_failures_set_replica_failure_and_the_waiter_holds() -> None:
     assert st["replicas"] == 2
     # once the quota allows it, the retry (in simulated time) creates the rest and clears the condition
     quota.limit = 100
-    w.advance(10)
+    w.step(10)
     assert len(w.pods()) == 5
     assert "conditions" not in status(w)
 

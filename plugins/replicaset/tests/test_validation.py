@@ -98,7 +98,7 @@ def test_template_needs_containers() -> None:
 def test_selector_is_immutable() -> None:
     w = World()
     w.create(deployment_object("web", 1, LABELS))
-    d = w.get("Deployment", "web")
+    d = w.get("apps/v1", "Deployment", "web")
     d["spec"]["selector"] = {"matchLabels": {"app": "web", "tier": "x"}}
     d["spec"]["template"]["metadata"]["labels"]["tier"] = "x"
     with pytest.raises(Invalid) as err:

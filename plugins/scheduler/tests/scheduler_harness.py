@@ -1,4 +1,4 @@
-"""Builders for nodes/pods and a one-plugin framework harness for the ported upstream tables.
+"""Builders for nodes/pods and a one-plugin harness (on kubesim_scheduler.testing) for the upstream tables.
 
 The builders mirror upstream's st.MakeNode()/st.MakePod() wrappers closely enough that
 the tables read like the Go originals.
@@ -10,10 +10,8 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from kubesim_scheduler import Scheduler, in_tree_registry
-from kubesim_scheduler.framework import CycleState, NodeInfoList, PodInfo, ProfileConfig, Status
+from kubesim_scheduler.framework import Status
+from kubesim_scheduler.testing import new_framework, register_plugin
 
 _uid = itertools.count()
 
@@ -108,59 +106,37 @@ def make_pod(
 
 
 class PluginHarness:
-    """A scheduler whose only plugin is `plugin`, at every extension point it implements."""
+    """A framework whose only plugin is `plugin`, at every extension point it implements.
+
+    A thin adapter over kubesim_scheduler.testing for the ported upstream tables: results
+    come as lists in node order, and Filter statuses without the plugin name.
+    """
 
     def __init__(self, plugin: str, args: Mapping[str, Any] | None = None,
                  nodes: Sequence[Mapping[str, Any]] = (), pods: Sequence[Mapping[str, Any]] = ()) -> None:
-        reg = in_tree_registry()
-        profile = ProfileConfig.from_multi_point([(plugin, 1)], reg, plugin_args={plugin: args} if args is not None else {})
         self.plugin = plugin
-        self.scheduler = Scheduler([profile], registry=reg)
-        self.fw = self.scheduler.frameworks["default-scheduler"]
-        self.node_names = [n["metadata"]["name"] for n in nodes]
-        for n in nodes:
-            self.scheduler.add_node(n)
-        for p in pods:
-            self.scheduler.add_pod(p)
+        self.under_test = new_framework([register_plugin(plugin, args=args)], nodes, pods)
+        self.scheduler = self.under_test.scheduler
+        self.fw = self.under_test.framework
+        self.node_names = self.under_test.node_names
 
     @property
     def table(self):  # type: ignore[no-untyped-def]
         return self.scheduler.table
 
-    def _rows(self) -> np.ndarray:
-        return np.array([self.table.name_to_row[n] for n in self.node_names], dtype=np.intp)
-
-    def pre_filter(self, pod: Mapping[str, Any]) -> tuple[CycleState, PodInfo, Any, Status | None]:
-        pi = PodInfo(pod)
-        state = CycleState(pi)
-        res, st, _ = self.fw.run_pre_filter(state, pi, NodeInfoList(self.table, self.table.order))
-        return state, pi, res, st
-
     def filter(self, pod: Mapping[str, Any]) -> list[Status | None]:
         """Per node (in the given order): the plugin's Filter status (after its PreFilter)."""
-        state, pi, _res, st = self.pre_filter(pod)
+        _res, st = self.under_test.pre_filter(pod)
         if st is not None and not st.is_success():
             return [st for _ in self.node_names]
-        out = []
-        for row in self._rows().tolist():
-            s = self.fw.run_filter_on_node(state, pi, row)
-            if s is not None:
-                s.plugin = ""
-            out.append(s)
-        return out
+        return [None if s is None else s.with_plugin("") for s in self.under_test.filter(pod).values()]
 
     def score(self, pod: Mapping[str, Any], *, normalized: bool = True) -> list[int] | Status | None:
         """Per node: the (normalised) score; None when PreScore skipped; an Error status on failure."""
-        pi = PodInfo(pod)
-        state = CycleState(pi)
-        rows = self._rows()
-        st = self.fw.run_pre_score(state, pi, NodeInfoList(self.table, rows))
-        if st is not None and not st.is_success():
-            return st
-        if self.plugin in state.skip_score_plugins:
-            return None
-        res = self.fw.run_score(state, pi, rows)
+        res = self.under_test.score(pod)
         if isinstance(res, Status):
             return res
-        arr = res.normalized[0] if normalized else res.raw[0]
-        return [int(x) for x in arr]
+        per_node = [res[n].get(self.plugin) for n in self.node_names]
+        if any(s is None for s in per_node):
+            return None
+        return [(s.normalized if normalized else s.raw) for s in per_node if s is not None]

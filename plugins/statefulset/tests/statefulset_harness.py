@@ -4,76 +4,28 @@ upstream's fakeStatefulPodControl does (setPodRunning, setPodReady, ...)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
-import attrs
-from kubesim import Capabilities, Runtime, ScenarioStep
-from kubesim.api import StepPhase
-from kubesim.clock import DEFAULT_EPOCH, Clock
-from kubesim.cluster import Cluster, WatchEvent, copy_tree
-from kubesim.controllers import Controller
+from kubesim import testing
+from kubesim.cluster import WatchEvent, copy_tree
+from kubesim.controllers import ControllerFactory
 from kubesim.errors import NotFound
-from kubesim.plugins import load_plugins
-from kubesim.scenario.recorder import TimelineRecorder
+from kubesim.testing import SimEnv
 from kubesim_statefulset import StatefulSetController, admit_statefulset
 from kubesim_statefulset.identity import is_running_and_ready, ordinal_of
 
 
-@attrs.define
-class Gate:
-    step: ScenarioStep = attrs.field(factory=lambda: ScenarioStep(0, 0))
-    phase: StepPhase | None = None
-    running_simulation_controller: str = ""
-
-
-class Sim:
+class Sim(SimEnv):
     """The StatefulSet controller (plus `extra` controllers) on a fresh cluster."""
 
-    def __init__(self, *extra: Callable[[Runtime], Controller]) -> None:
-        self.clock = Clock(DEFAULT_EPOCH)
-        self.cluster = Cluster(self.clock)
-        self.cluster.add_admitter(admit_statefulset, phase="mutating")
-        self.cluster.add_admitter(admit_statefulset, phase="validating")
-        self.gate = Gate()
-        self.runtime = Runtime(
-            self.cluster, self.clock, TimelineRecorder(lambda: self.gate.step), load_plugins(entry_points=False), self.gate,
-            capabilities=Capabilities.of(c for f in (StatefulSetController, *extra) for c in getattr(f, "provides", ())),
-        )
-        self.controllers: list[Controller] = []
-        for factory in (StatefulSetController, *extra):
-            self.controllers.append(factory(self.runtime))
+    def __init__(self, *extra: ControllerFactory) -> None:
+        super().__init__((StatefulSetController, *extra), admitters=[admit_statefulset])
         self.log: list[WatchEvent] = []
         self.cluster.watch(self.log.append)
-
-    def close(self) -> None:
-        for c in self.controllers:
-            c.close()
 
     @property
     def ssc(self) -> StatefulSetController:
         return self.controllers[0]  # type: ignore[return-value]
-
-    def settle(self, limit: int = 100_000) -> None:
-        loops = 0
-        while True:
-            progress = False
-            for c in self.controllers:
-                if c.run_once():
-                    progress = True
-                    loops += 1
-            if loops > limit:
-                raise AssertionError("controllers did not settle")
-            if not progress:
-                break
-        for c in self.controllers:
-            assert c.waiter().satisfied(), f"{c.name} has nothing to do but is not settled: {getattr(c, 'last_blocker', '')}"
-
-    def advance(self, seconds: float) -> None:
-        self.clock.advance(timedelta(seconds=seconds))
-        self.gate.step = ScenarioStep(self.gate.step.major + 1, 0)
-        self.settle()
 
     # --- objects ---------------------------------------------------------------------
 
@@ -176,19 +128,9 @@ class Sim:
 
 
 def new_statefulset(replicas: int, name: str = "foo", **spec: Any) -> dict[str, Any]:
-    """upstream's newStatefulSet: selector foo=bar, one container nginx, a volume claim template."""
-    body: dict[str, Any] = {
-        "replicas": replicas,
-        "serviceName": "governingsvc",
-        "selector": {"matchLabels": {"foo": "bar"}},
-        "template": {
-            "metadata": {"labels": {"foo": "bar"}},
-            "spec": {"containers": [{"name": "nginx", "image": "nginx"}]},
-        },
-    }
-    body.update(spec)
-    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": name, "namespace": "default"},
-            "spec": body}
+    """upstream's newStatefulSet: selector foo=bar, one container nginx, governed by governingsvc."""
+    return testing.statefulset(name, replicas, labels={"foo": "bar"}, service_name="governingsvc",
+                               image="nginx", container="nginx", spec=spec)
 
 
 def burst(sts: dict[str, Any]) -> dict[str, Any]:

@@ -77,7 +77,7 @@ def test_recreates_failed_pod(policy):
     sim.set_phase("foo-0", "Failed")
     sim.settle()
     assert "foo-0" not in sim.names()  # deleted; its replacement waits for time to move on
-    sim.advance(1)
+    sim.step(1)
     sim.scale_up()
     assert sim.pods()[0]["metadata"]["name"] == "foo-0" and sim.pods()[0]["metadata"]["uid"] != uid
 
@@ -89,7 +89,7 @@ def test_recreates_succeeded_pod(policy):
     sim.set_phase("foo-1", "Succeeded")
     sim.settle()
     assert sim.names() == ["foo-0", "foo-2"]
-    sim.advance(1)
+    sim.step(1)
     sim.scale_up()
     assert sim.names() == ["foo-0", "foo-1", "foo-2"]
 
@@ -132,10 +132,10 @@ def test_ordered_ready_scales_down_from_the_highest_ordinal_one_at_a_time():
     sim.settle()
     assert sim.deleted() == ["foo-3"]  # terminating for 30 s; the next waits
     for _ in range(3):
-        sim.advance(10)
+        sim.step(10)
     assert sim.deleted() == ["foo-3", "foo-2"]
     for _ in range(6):
-        sim.advance(10)
+        sim.step(10)
     assert sim.deleted() == ["foo-3", "foo-2", "foo-1"]
     assert sim.names() == ["foo-0"]
     sim.close()
@@ -243,9 +243,9 @@ def test_min_ready_seconds_makes_pods_available_later():
     sim.scale_up()
     status = sim.sts()["status"]
     assert status["readyReplicas"] == 2 and status["availableReplicas"] == 0
-    sim.advance(10)
+    sim.step(10)
     assert sim.sts()["status"]["availableReplicas"] == 0
-    sim.advance(10)
+    sim.step(10)
     assert sim.sts()["status"]["availableReplicas"] == 2
 
 
@@ -329,7 +329,7 @@ def test_a_claim_being_deleted_blocks_its_pod_until_it_is_gone():
     claim = sim.cluster.get("v1", "PersistentVolumeClaim", "data-foo-0", "default")
     claim["metadata"]["finalizers"] = []
     sim.cluster.update(claim)  # the claim goes
-    sim.advance(1)  # retried at the next moment: a new claim, then the pod
+    sim.step(1)  # retried at the next moment: a new claim, then the pod
     assert sim.names() == ["foo-0"]
     assert sim.cluster.get("v1", "PersistentVolumeClaim", "data-foo-0", "default")["metadata"].get(
         "deletionTimestamp") is None

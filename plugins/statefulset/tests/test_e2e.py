@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from statefulset_cli import require_plugins, run_kubesim
+from kubesim.testing import run_kubesim
 
 DATA = Path(__file__).parent / "data"
 PLUGINS = ("scheduler", "kubelet", "statefulset")
@@ -34,14 +34,13 @@ def events(result: dict) -> list[tuple[int, str, str, str, str]]:
 
 def run(cwd: Path, scenario: str, keep: tuple[str, ...] = PLUGINS) -> tuple[int, bytes, bytes]:
     proc = run_kubesim("run", str(DATA / scenario), "-o", "result.json", "--export-cluster", "state.yaml", "-q",
-                       cwd=cwd, keep=keep)
+                       cwd=cwd, plugins=keep)
     assert proc.returncode in (0, 1), proc.stderr
     return proc.returncode, (cwd / "result.json").read_bytes(), (cwd / "state.yaml").read_bytes()
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    require_plugins(*PLUGINS)
     return [run(tmp_path_factory.mktemp(f"run{i}"), "web.yaml") for i in range(2)]
 
 
@@ -117,7 +116,6 @@ def test_two_runs_are_byte_identical(runs):
 
 
 def test_an_invalid_statefulset_fails_the_scenario_with_the_api_servers_message(tmp_path):
-    require_plugins("scheduler", "statefulset")
     code, raw, _ = run(tmp_path, "invalid.yaml", keep=("scheduler", "statefulset"))
     assert code == 1
     status = json.loads(raw)["status"]
@@ -129,7 +127,6 @@ def test_an_invalid_statefulset_fails_the_scenario_with_the_api_servers_message(
 
 
 def test_without_a_kubelet_an_ordered_set_stops_at_its_first_pod(tmp_path):
-    require_plugins("scheduler", "statefulset")
     code, raw, state = run(tmp_path, "web.yaml", keep=("scheduler", "statefulset"))
     assert code == 0
     created = [n for s, a, f, k, n in events(json.loads(raw)) if (a, f, k) == ("statefulset", "create", "Pod")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kubesim import hookimpl
-from kubesim_scheduler import Plugin
+from kubesim_scheduler.api import Plugin
 
 from kubesim_custom_score_example.node_cost import NodeCost, NodeCostBatch
 

@@ -10,8 +10,12 @@ Two interchangeable implementations:
 - NodeCost uses the plain interface: `score(state, pod, node_info)` once per node and
   `normalize_score(state, pod, scores)` over a list of NodeScore.
 - NodeCostBatch uses the batch interface: `score_batch(state, pod_info, rows)` returns
-  the scores of all candidate nodes at once from the node table's label column, and
-  `normalize_batch` normalises the array. Faster on thousands of nodes.
+  the scores of all candidate nodes at once from the label's column in
+  `handle.node_columns`, and `normalize_batch` normalises the array. Faster on thousands
+  of nodes.
+
+It imports only the stable plugin API (kubesim_scheduler.api) and its helpers
+(kubesim_scheduler.helper).
 """
 
 from __future__ import annotations
@@ -21,8 +25,18 @@ from typing import Any
 
 import attrs
 import numpy as np
-from kubesim_scheduler import BatchScorePlugin, CycleState, Handle, NodeInfo, PodInfo, ScorePlugin, Status
-from kubesim_scheduler.framework import NodeScore, default_normalize, default_normalize_scores
+from kubesim_scheduler.api import (
+    MAX_NODE_SCORE,
+    BatchScorePlugin,
+    CycleState,
+    Handle,
+    NodeInfo,
+    NodeScore,
+    PodInfo,
+    ScorePlugin,
+    Status,
+)
+from kubesim_scheduler.helper import default_normalize_score, default_normalize_score_array
 
 __all__ = ["DEFAULT_COST", "DEFAULT_LABEL_KEY", "MAX_COST", "NodeCost", "NodeCostArgs", "NodeCostBatch"]
 
@@ -78,12 +92,11 @@ class NodeCost(ScorePlugin):
         return self.settings.cost_of(labels.get(self.settings.label_key))
 
     def normalize_score(self, state: CycleState, pod: Mapping[str, Any], scores: list[NodeScore]) -> Status | None:
-        default_normalize_scores(scores, reverse=True)
-        return None
+        return default_normalize_score(MAX_NODE_SCORE, True, scores)
 
 
 class NodeCostBatch(BatchScorePlugin):
-    """Prefer cheaper nodes (batch interface over the node table)."""
+    """Prefer cheaper nodes (batch interface over the node columns)."""
 
     name = "NodeCostBatch"
 
@@ -93,14 +106,13 @@ class NodeCostBatch(BatchScorePlugin):
         self._costs = np.zeros(0, dtype=np.int64)  # cost per label value code, then the default
 
     def score_batch(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> np.ndarray:
-        column = self.handle.node_table.label_cols.get(self.settings.label_key)
-        if column is None:  # no node has ever had the label
-            return np.full(len(rows), self.settings.default_cost, dtype=np.int64)
+        column = self.handle.node_columns.label(self.settings.label_key)
         if len(self._costs) != len(column.values) + 1:  # new label values appeared since
             costs = [self.settings.cost_of(v) for v in column.values]
             self._costs = np.array([*costs, self.settings.default_cost], dtype=np.int64)
         # codes are -1 where a node lacks the label: index -1 is the default cost
-        return self._costs[column.codes[rows]]
+        scores: np.ndarray = self._costs[column.codes[rows]]
+        return scores
 
     def normalize_batch(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
-        return default_normalize(scores, reverse=True)
+        return default_normalize_score_array(scores, MAX_NODE_SCORE, reverse=True)

@@ -20,6 +20,7 @@ from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import Problem
 
 __all__ = [
+    "MAX_STEP",
     "PATCH_TYPES",
     "ScopeLookup",
     "assign_operation_ids",
@@ -87,6 +88,10 @@ def _crd_scope(obj: dict[str, Any]) -> dict[tuple[str, str], bool]:
     }
 
 
+MAX_STEP = 2**31 - 1
+"""The largest MajorStep: KEP-140's ScenarioOperation.MajorStep is an int32."""
+
+
 def validate_scenario(
     scenario: Scenario,
     *,
@@ -130,6 +135,8 @@ def validate_scenario(
             seen_ids.setdefault(op.id, i)
         if op.step < 0:
             bad(f"{path}.step", f"must be 0 or greater, got {op.step}")
+        elif op.step > MAX_STEP:
+            bad(f"{path}.step", f"must be at most {MAX_STEP} (MajorStep is an int32), got {op.step}")
         set_fields = op.kinds_set()
         if len(set_fields) != 1:
             found = ", ".join(set_fields) if set_fields else "none"

@@ -1,7 +1,8 @@
 """The `kubesim` command: run, validate and plugins.
 
-Exit codes: 0 when every scenario ended Succeeded or Paused, 1 when one Failed
-(its result is still written), 2 for invalid input (nothing is run).
+Exit codes: 0 when every scenario ended Succeeded or Paused, 1 when one Failed (its
+result is still written) or an output could not be written, 2 for invalid input (nothing
+is run), 130 when interrupted (SIGINT; what was computed is written).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import gc
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -23,7 +24,7 @@ from rich.table import Table
 from kubesim.api import Scenario, ScenarioPhase
 from kubesim.cli.compare import compare_command
 from kubesim.cli.logconfig import configure_logging
-from kubesim.cli.output import dump, write_atomic
+from kubesim.cli.output import OutputError, check_output, dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
 from kubesim.cli.report import report_command
 from kubesim.cli.validate import load_and_validate
@@ -38,6 +39,7 @@ __all__ = ["build_cli", "main"]
 
 EXIT_FAILED = 1
 EXIT_INVALID = 2
+EXIT_INTERRUPTED = 130
 
 _stderr = Console(stderr=True)
 
@@ -76,10 +78,40 @@ def _summary(scenarios: Sequence[Scenario]) -> Table:
     return table
 
 
-def _export_cluster(runs: Sequence[ScenarioRun], path: str) -> None:
+def _cluster_listing(runs: Sequence[ScenarioRun], path: str) -> str:
     items = runs[-1].cluster.objects() if runs else []
-    listing = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
-    write_atomic(path, dump(listing, path))
+    return dump({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}, path)
+
+
+def _check_outputs(**paths: str | None) -> None:
+    """Refuse output paths (option name -> path) that cannot be written before anything runs (exit 2)."""
+    seen: dict[Any, str] = {}
+    problems = []
+    for option, path in paths.items():
+        if not path:
+            continue
+        try:
+            target = check_output(path)
+        except OutputError as exc:
+            problems.append(str(exc))
+            continue
+        if target in seen:
+            problems.append(f"{option} {path}: the same file as {seen[target]}")
+        seen[target] = f"{option} {path}"
+    for problem in problems:
+        click.echo(f"error: {problem}", err=True)
+    if problems:
+        sys.exit(EXIT_INVALID)
+
+
+def _write_output(path: str, text: Callable[[], str]) -> bool:
+    """Write one output; a failure is reported and does not stop the other outputs."""
+    try:
+        write_atomic(path, text())
+    except OutputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return False
+    return True
 
 
 def build_cli(hooks: Hooks) -> click.Group:
@@ -113,7 +145,10 @@ def build_cli(hooks: Hooks) -> click.Group:
                                     allow_unknown_targets=allow_unknown_targets, plugin_options=plugin_options)
         except InvalidInput as exc:
             _fail_invalid(exc)
+        _check_outputs(**{"--output": output, "--export-cluster": export_cluster})
         show_progress = _stderr.is_terminal and verbosity >= 0
+        simulator = Simulator(hooks, options)
+        interrupted = False
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                       console=_stderr, transient=True, disable=not show_progress) as progress:
             task = progress.add_task("starting", total=None)
@@ -124,16 +159,24 @@ def build_cli(hooks: Hooks) -> click.Group:
                 progress.update(task, description=f"{run.scenario.name}: step {step.major}/{last}, "
                                                   f"{run.timeline.event_count()} events")
 
-            simulator = Simulator(hooks, options, progress=on_step)
-            results = simulator.run(scenarios)
-        if output:
+            simulator.progress = on_step
+            try:
+                simulator.run(scenarios)
+            except KeyboardInterrupt:
+                interrupted = True
+        results = [run.scenario for run in simulator.runs]
+        written = True
+        if output and simulator.runs:
             data = [run.to_json() for run in simulator.runs]
-            write_atomic(output, dump(data if len(data) > 1 else data[0], output))
+            written = _write_output(output, lambda: dump(data if len(data) > 1 else data[0], output))
         if export_cluster:
-            _export_cluster(simulator.runs, export_cluster)
-        if verbosity >= 0:
+            written = _write_output(export_cluster, lambda: _cluster_listing(simulator.runs, export_cluster)) and written
+        if verbosity >= 0 and results:
             _stderr.print(_summary(results))
-        if any(s.status.phase == ScenarioPhase.FAILED for s in results):
+        if interrupted:
+            click.echo("error: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        if not written or any(s.status.phase == ScenarioPhase.FAILED for s in results):
             sys.exit(EXIT_FAILED)
 
     for option in hooks.run_options():
@@ -182,13 +225,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     configure_logging(0)
     relax_full_collections()
     try:
-        hooks = load_plugins()
-    except PluginError as exc:
+        try:
+            hooks = load_plugins()
+        except PluginError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_INVALID)
+        structlog.get_logger().debug("plugins loaded", plugins=[i.name for i in hooks.plugin_infos()])
+        code = build_cli(hooks).main(args=list(argv) if argv is not None else None, prog_name="kubesim",
+                                     standalone_mode=False)
+        if isinstance(code, int) and code:  # ctx.exit(n) returns n when click does not exit itself
+            sys.exit(code)
+    except (KeyboardInterrupt, click.exceptions.Abort):  # click turns SIGINT into Abort
+        click.echo("error: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except OutputError as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_INVALID)
-    structlog.get_logger().debug("plugins loaded", plugins=[i.name for i in hooks.plugin_infos()])
-    try:
-        build_cli(hooks).main(args=list(argv) if argv is not None else None, prog_name="kubesim")
+        sys.exit(EXIT_FAILED)
     finally:
         # The process ends here. What a run leaves in reference cycles (cluster, controllers,
         # results) would be collected object by object at interpreter shutdown: about two

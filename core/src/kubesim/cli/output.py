@@ -1,16 +1,26 @@
-"""Writing results: atomically (temporary file, then rename), as JSON or YAML."""
+"""Writing results: atomically (temporary file, then rename), as JSON or YAML.
+
+Only regular files are written: a symlink is followed to its target (as `cp` does), a device,
+FIFO or directory is refused, the mode of a file replaced is kept (a new file gets the
+umask's), and a failed write (a full disk) leaves the old file as it was.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-__all__ = ["dump", "dump_json", "write_atomic"]
+__all__ = ["OutputError", "check_output", "dump", "dump_json", "write_atomic"]
+
+
+class OutputError(Exception):
+    """An output path that cannot be written, with the path and the reason."""
 
 
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when PyYAML was built with it
@@ -62,14 +72,64 @@ def _write(value: Any, pad: str, out: list[str]) -> None:
         out.append(_COMPACT(value))
 
 
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def check_output(path: str | Path) -> Path:
+    """The regular file `path` names (symlinks followed); OutputError when it cannot be written.
+
+    Called before a run so that a bad output path fails in a second, not after the run.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror}") from exc
+    if mode is not None and not stat.S_ISREG(mode):
+        raise OutputError(f"refusing to write {path}: it is {_kind(mode)}, not a regular file")
+    parent = target.parent
+    if not parent.is_dir():
+        raise OutputError(f"cannot write {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write {path}: directory {parent} is not writable")
+    return target
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: str | Path, text: str) -> None:
-    """Write `text` so that readers see the old file or the whole new one, never a part."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or Path("."))
+    """Write `text` so that readers see the old file or the whole new one, never a part.
+
+    OutputError names the path and the reason (no space left, permission denied, ...).
+    """
+    target = check_output(path)
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror}") from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -1,4 +1,5 @@
-"""The controller runtime: the per-scenario Runtime, controllers, waiters, work queues and clients."""
+"""The controller runtime: the per-scenario Runtime, controllers, waiters, work queues, clients
+and the settle loop."""
 
 from kubesim.controllers.base import (
     Controller,
@@ -15,11 +16,15 @@ from kubesim.controllers.runtime import (
     Runtime,
     StepGate,
 )
+from kubesim.controllers.settle import LoopGuard, NotSettled, SettleLimits, settle
 from kubesim.controllers.waiter import ControllerWaiter
 from kubesim.controllers.workqueue import WorkQueue
 
 __all__ = [
     "GRACEFUL_POD_DELETION",
+    "LoopGuard",
+    "NotSettled",
+    "SettleLimits",
     "Capabilities",
     "Client",
     "ClusterReader",
@@ -32,4 +37,5 @@ __all__ = [
     "Runtime",
     "StepGate",
     "WorkQueue",
+    "settle",
 ]

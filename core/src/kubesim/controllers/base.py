@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Hashable, Iterable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import structlog
@@ -51,6 +52,15 @@ class Controller(abc.ABC):
     @abc.abstractmethod
     def waiter(self) -> ControllerWaiter:
         """The condition that says this controller can do nothing more now."""
+
+    def next_wakeup(self) -> datetime | None:
+        """The earliest simulated time at which time alone gives this controller work; None: never.
+
+        The engine skips MajorSteps without operations up to the first one whose time reaches
+        every controller's wake-up, so a scenario with an operation at step 10**9 runs in an
+        instant. The default (now) means "maybe at any step": nothing is skipped.
+        """
+        return self.runtime.clock.now()
 
     def close(self) -> None:
         """Release watches when the scenario ends."""
@@ -125,6 +135,10 @@ class ReconcileController(Controller):
 
     def waiter(self) -> ControllerWaiter:
         return ControllerWaiter(self.name, lambda: self.queue.ready() == 0 and self.settled())
+
+    def next_wakeup(self) -> datetime | None:
+        """When the first key held with `queue.add_after` becomes ready (work comes only from the queue)."""
+        return self.runtime.clock.now() if self.queue.ready() else self.queue.next_delayed()
 
     def close(self) -> None:
         self._unwatch()

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import pluggy
 
+from kubesim.errors import ApiError
 from kubesim.plugins import hookspecs
+from kubesim.plugins.crash import PluginCrashed
 from kubesim.plugins.markers import PROJECT
 
 if TYPE_CHECKING:
@@ -203,8 +205,13 @@ class Hooks:
             caller = self._caller_for("kubesim_admission", impl)
 
             def admit(request: AdmissionRequest, _call: Callable[..., list[Any]] = caller,
-                      _name: str = plugin_name) -> AdmissionResponse | None:
-                results = _call(request=request, runtime=runtime)
+                      _name: str = plugin_name, _module: str = impl.function.__module__) -> AdmissionResponse | None:
+                try:
+                    results = _call(request=request, runtime=runtime)
+                except (ApiError, PluginCrashed):
+                    raise  # a write the hook made failed, or a plugin it reached raised
+                except Exception as exc:
+                    raise PluginCrashed(f'admission plugin "{_name}"', exc, _module) from exc
                 response: AdmissionResponse | None = results[0] if results else None
                 if response is not None and not response.name:
                     response = attrs.evolve(response, name=_name)

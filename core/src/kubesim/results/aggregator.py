@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from kubesim.api import Scenario
+from kubesim.plugins.crash import crash_message
 from kubesim.results.events import TimelineEvent, iter_events
 from kubesim.results.gcpause import paused_gc
 from kubesim.results.state import ClusterState
@@ -81,10 +82,9 @@ def _aggregate(result: Scenario, checked: list[tuple[str, Aggregator[Any]]]) -> 
             try:
                 accs[i] = fold(accs[i], event, state)
             except Exception as exc:
-                raise AggregatorError(
-                    f"result aggregator {checked[i][0]!r} failed on event {event.id or event.kind} "
-                    f"at step {event.step.major}.{event.step.minor}: {type(exc).__name__}: {exc}"
-                ) from exc
+                what = (f'result aggregator "{checked[i][0]}" (fold, on event {event.id or event.kind} '
+                        f"at step {event.step.major}.{event.step.minor})")
+                raise AggregatorError(crash_message(what, exc, type(checked[i][1]).__module__)) from exc
     tables: dict[str, Table] = {}
     for (name, agg), acc in zip(checked, accs):
         table = _call(name, "table", agg.table, acc)
@@ -98,4 +98,5 @@ def _call(name: str, what: str, fn: Any, *args: Any) -> Any:
     try:
         return fn(*args)
     except Exception as exc:
-        raise AggregatorError(f"result aggregator {name!r} failed in {what}(): {type(exc).__name__}: {exc}") from exc
+        module = type(getattr(fn, "__self__", fn)).__module__
+        raise AggregatorError(crash_message(f'result aggregator "{name}" ({what})', exc, module)) from exc

@@ -40,8 +40,10 @@ from kubesim.api.validation import PATCH_TYPES, assign_operation_ids, parse_patc
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import Cluster, WatchEvent, copy_tree
 from kubesim.controllers import Capabilities, Controller, ControllerWaiter, Runtime
+from kubesim.controllers.settle import LoopGuard, NotSettled, Settleable, SettleLimits, settle
 from kubesim.errors import ApiError, Conflict, InvalidInput, Problem
 from kubesim.plugins import Hooks
+from kubesim.plugins.crash import PluginCrashed, crash_message
 from kubesim.scenario.memory import fewer_full_collections
 from kubesim.scenario.recorder import TimelineRecorder
 from kubesim.scenario.selection import select_controllers
@@ -95,7 +97,9 @@ class EngineOptions:
         factory=lambda: os.environ.get("UPDATE_SCENARIO_RESULTS_STRATEGY", "AtMovingNextStep")
     )
     allow_unknown_targets: bool = False
-    max_loops: int = 10_000_000
+    settle_limits: SettleLimits = SettleLimits()
+    skip_idle_steps: bool = True
+    """Skip MajorSteps in which nothing can happen (no operation, no controller's timed work)."""
     plugin_options: dict[str, Any] = attrs.field(factory=dict)
 
     def __attrs_post_init__(self) -> None:
@@ -136,12 +140,15 @@ class ScenarioRun:
         self.external_waiters: dict[str, ControllerWaiter] = {}
         self.simulation: tuple[str, ...] = ()
         self.pre_simulation: tuple[str, ...] = ()
-        self.loops = 0
+        self._writes = 0  # every committed write: a step's loops must change the cluster
+        self._objects = 0  # objects in the cluster, counted from each step's start
+        self._guard = LoopGuard(lambda: self._writes)
         # the in-cluster Scenario's spec changed since self.scenario.spec was last read from it
         self._spec_changed = False
         # (spec, its JSON form) as given to the cluster, reused by to_json while the spec stays
         self._spec_json: tuple[ScenarioSpec, dict[str, Any]] | None = None
         self._last_step = -1
+        self._clock_step = 0  # the MajorStep whose start time the clock has reached
         self.log = log.bind(scenario=self.scenario.name)
 
     # --- public -----------------------------------------------------------
@@ -170,6 +177,11 @@ class ScenarioRun:
         if self.phase == ScenarioPhase.PAUSED:
             self.scenario.status.phase = ScenarioPhase.RUNNING
             self._run_steps(first=self._last_step + 1)
+
+    def abort(self, message: str) -> None:
+        """End the scenario Failed with `message`, keeping the timeline so far (interrupts, crashes)."""
+        if self.phase not in (ScenarioPhase.SUCCEEDED, ScenarioPhase.FAILED, ScenarioPhase.PAUSED):
+            self._fail(message)
 
     def close(self) -> None:
         """Stop every controller's watches."""
@@ -229,8 +241,13 @@ class ScenarioRun:
         major = first
         try:
             while True:
-                if major > 0:  # MajorStep N starts N step durations after the start time
-                    self.clock.advance(self.options.step_duration)
+                if major > self._clock_step:  # MajorStep N starts N step durations after the start time
+                    try:
+                        self.clock.advance(self.options.step_duration * (major - self._clock_step))
+                    except OverflowError:
+                        raise ScenarioFailed(f"step {major} would start after 9999-12-31T23:59:59Z, the latest "
+                                             "time kubesim can represent (see --step-duration)") from None
+                    self._clock_step = major
                 ops = self._operations()
                 self.scenario.status.step_status.step = ScenarioStep(major, 0)
                 self._last_step = major
@@ -244,9 +261,30 @@ class ScenarioRun:
                     return
                 if self.options.update_strategy == "AtMovingNextStep":
                     self._publish(with_result=True)
-                major += 1
+                major = self._next_step(major)
         except ScenarioFailed as exc:
             self._fail(str(exc))
+        except PluginCrashed as exc:  # an admission hook, during an operation
+            self.log.debug("plugin crashed", exc_info=True)
+            self._fail(exc.message)
+
+    def _next_step(self, major: int) -> int:
+        """The next MajorStep that can hold work: the next operation's, or an earlier one whose time
+        reaches a controller's next wake-up. The steps between would do nothing: skipped in O(1)."""
+        target = min(op.step for op in self._operations() if op.step > major)
+        if target == major + 1 or self.external_waiters or not self.options.skip_idle_steps:
+            return major + 1
+        duration = self.options.step_duration
+        for controller in self.controllers.values():
+            wake = controller.next_wakeup()
+            if wake is None:
+                continue
+            if duration <= timedelta(0):
+                return major + 1 if wake <= self.clock.now() else target
+            ahead = wake - self.clock.now()  # this step's time; step k starts (k - major) durations on
+            steps = max(1, -(-ahead // duration))
+            target = min(target, major + steps)
+        return target
 
     def _run_step(self, ops: list[tuple[int, ScenarioOperation]]) -> bool:
         """Run one MajorStep with its (index, operation) pairs; True when it held the done operation."""
@@ -259,6 +297,10 @@ class ScenarioRun:
                 done_op = op
                 continue
             self._apply(index, op)
+        # bounds on the step's loops (kubesim.controllers.settle), relative to the cluster's size
+        self._objects = len(self.cluster.objects())
+        self._guard = LoopGuard(lambda: self._writes, objects=lambda: self._objects,
+                                limits=self.options.settle_limits, label=f"step {status.step.major}")
         self._settle()
         self._set_phase(StepPhase.OPERATING_COMPLETED)
         for name in self.simulation:
@@ -278,6 +320,8 @@ class ScenarioRun:
         idle = 0
         while not waiter.satisfied():
             did = self._loop(controller)
+            if did:
+                self._tick(name)
             if self.hooks.check_scenario_step_phase(name, status):
                 self._settle()
                 self._set_phase(StepPhase.OPERATING_COMPLETED)
@@ -289,37 +333,36 @@ class ScenarioRun:
                 )
         self._set_phase(StepPhase.CONTROLLER_COMPLETED)
 
-    def _loop(self, controller: Controller) -> bool:
-        self.loops += 1
-        if self.loops > self.options.max_loops:
-            raise ScenarioFailed(f"stopped after {self.options.max_loops} controller loops without settling")
+    def _tick(self, name: str) -> None:
+        try:
+            self._guard.tick(name)
+        except NotSettled as exc:
+            raise ScenarioFailed(exc.message) from exc
+
+    def _loop(self, controller: Settleable) -> bool:
+        """One loop of `controller`; what its code raises ends the scenario with a message naming it."""
         try:
             return controller.run_once()
         except ScenarioFailed:
             raise
+        except PluginCrashed as exc:  # a scheduler plugin or admission hook, named already
+            self.log.debug("plugin crashed", controller=controller.name, exc_info=True)
+            raise ScenarioFailed(exc.message) from exc
         except ApiError as exc:
             raise ScenarioFailed(f"controller {controller.name!r}: {exc.message}") from exc
         except Exception as exc:
             self.log.debug("controller crashed", controller=controller.name, exc_info=True)
-            raise ScenarioFailed(f"controller {controller.name!r} crashed: {type(exc).__name__}: {exc}") from exc
+            raise ScenarioFailed(
+                crash_message(f'controller "{controller.name}"', exc, type(controller).__module__)) from exc
 
     def _settle(self) -> None:
         """Run PreSimulationControllers round-robin until none has work and every waiter holds."""
         pre = [self.controllers[n] for n in self.pre_simulation if n in self.controllers]
-        while True:
-            progress = False
-            for controller in pre:
-                progress = self._loop(controller) or progress
-            if progress:
-                continue
-            for name in self.pre_simulation:
-                waiter = self.controllers[name].waiter() if name in self.controllers else self.external_waiters[name]
-                if not waiter.satisfied():
-                    raise ScenarioFailed(
-                        f"PreSimulationController {name!r} cannot settle: it has nothing left to do "
-                        "but its waiter is not satisfied"
-                    )
-            return
+        external = [self.external_waiters[n] for n in self.pre_simulation if n in self.external_waiters]
+        try:
+            settle(pre, external, changes=lambda: self._writes, guard=self._guard, run=self._loop)
+        except NotSettled as exc:
+            raise ScenarioFailed(exc.message) from exc
 
     # --- operations ---------------------------------------------------------
 
@@ -405,6 +448,8 @@ class ScenarioRun:
     # --- watch, results, endings -------------------------------------------
 
     def _on_write(self, event: WatchEvent) -> None:
+        self._writes += 1
+        self._objects += (event.type == "ADDED") - (event.type == "DELETED")
         status = self.scenario.status.step_status
         if (event.actor == status.running_simulation_controller
                 and status.phase == StepPhase.CONTROLLER_RUNNING):
@@ -503,8 +548,16 @@ class Simulator:
         for scenario in scenarios:
             run = ScenarioRun(scenario, self.hooks, self.options, self.progress)
             self.runs.append(run)
-            with fewer_full_collections():
-                run.start()
-            run.close()
+            try:
+                with fewer_full_collections():
+                    run.start()
+            except KeyboardInterrupt:
+                run.abort("interrupted (SIGINT)")
+                raise
+            except Exception as exc:  # a bug in one scenario must not lose the others' results
+                log.debug("scenario crashed", scenario=run.scenario.name, exc_info=True)
+                run.abort(f"internal error: {type(exc).__name__}: {exc}")
+            finally:
+                run.close()
             out.append(run.scenario)
         return out

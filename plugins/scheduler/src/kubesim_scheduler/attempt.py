@@ -107,13 +107,15 @@ class ScheduleAttempt:
         """All nodes the attempt considered (the snapshot's nodes)."""
         if self._all_rows is None or self._names is None:
             return []
-        return self._names[self._all_rows].tolist()
+        result: list[str] = self._names[self._all_rows].tolist()
+        return result
 
     def feasible_nodes(self) -> list[str]:
         """Nodes that passed PreFilter and Filter."""
         if self._feasible_rows is None or self._names is None:
             return []
-        return self._names[self._feasible_rows].tolist()
+        result: list[str] = self._names[self._feasible_rows].tolist()
+        return result
 
     def num_feasible_nodes(self) -> int:
         """len(feasible_nodes()) without building the list."""

@@ -20,9 +20,10 @@ Extenders come from the configuration (HTTP) and the kubesim_scheduler_extenders
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, cast
 
-from kubesim import Controller, Runtime, ControllerWaiter, PodResult
+from kubesim import Controller, ControllerWaiter, PodResult, Runtime
 from kubesim.api import ScenarioPodScheduleResult
 from kubesim.cluster import WatchEvent
 from kubesim.errors import ApiError, NotFound
@@ -35,6 +36,7 @@ from .plugins.defaultpreemption import disruption_target_condition
 from .profiles import load_settings
 from .results import effective_detail, schedule_result, trim_level
 from .scheduler import Scheduler
+from .scheduling_queue import SchedulingQueue
 
 __all__ = ["SchedulerController"]
 
@@ -65,7 +67,8 @@ class SchedulerController(Controller):
         self.annotations = bool(runtime.options.get("annotations"))
         extenders = build_extenders(settings.config.extenders, runtime.scheduler_extenders())
         self.profiles = {p.scheduler_name for p in settings.profiles}
-        epoch = runtime.clock.now().timestamp()
+        self._start = runtime.clock.now()  # the scheduler's time 0
+        epoch = self._start.timestamp()
         self.scheduler = Scheduler(
             settings.profiles,
             registry=registry,
@@ -237,6 +240,8 @@ class SchedulerController(Controller):
         queue = self.scheduler.queue
         for _ in range(2):
             while True:
+                if not self._may_pop(queue):
+                    break
                 attempt = self.scheduler.schedule_one()
                 if attempt is not None:
                     return attempt
@@ -252,6 +257,21 @@ class SchedulerController(Controller):
                 self._tried(key)
         return None
 
+    def _may_pop(self, queue: SchedulingQueue) -> bool:
+        """False when the next pod would come from backoff although it had its tries.
+
+        With SchedulerPopFromBackoffQ a pod in (error) backoff is popped whenever the active
+        queue is empty; simulated time does not pass within a step, so a pod that fails
+        with an Error would be handed out again and again, ahead of pods still owed a try.
+        """
+        if self.scheduler.waiting_resolved():
+            return True  # a pod waiting at Permit goes on first
+        queue.flush()
+        if len(queue.active) or not queue.pop_from_backoff:
+            return True
+        head = queue.backoff.peek() or queue.error_backoff.peek()
+        return head is None or self._owes_try(head.key)
+
     def _record(self, attempt: ScheduleAttempt) -> None:
         key = pod_key(attempt.pod)
         step_before = self.runtime.step_status.step
@@ -263,7 +283,10 @@ class SchedulerController(Controller):
                 self._annotate(attempt, self.scheduler.pods.get(key) or attempt.pod)
         else:
             pod = self._current(attempt.pod)
-            if self._set_unschedulable_condition(pod, attempt.message()) and self.annotations:
+            # upstream: schedule_one.go handleSchedulingFailure (reason SchedulerError unless rejected)
+            status = attempt.status
+            reason = "Unschedulable" if status is None or status.is_rejected() else "SchedulerError"
+            if self._set_unschedulable_condition(pod, attempt.message(), reason) and self.annotations:
                 self._annotate(attempt, pod)
         if self.annotations:  # the attempt kept every detail for the annotations
             attempt.trim(trim_level(detail))
@@ -272,7 +295,7 @@ class SchedulerController(Controller):
         history.append(result)
         if pod is None:
             # the bound pod as stored: the binding's watch event has just delivered it
-            bound_pod = self.scheduler.pods.get(key) or self._current(attempt.pod)
+            bound_pod = cast("dict[str, Any]", self.scheduler.pods.get(key) or self._current(attempt.pod))
             self._new_epoch()
             self._forget(key)
             self.history.pop(key, None)
@@ -308,15 +331,15 @@ class SchedulerController(Controller):
         except ApiError as exc:  # the pod went away meanwhile
             self.log.debug("result annotations not written", pod=pod_key(pod), error=exc.message)
 
-    def _set_unschedulable_condition(self, pod: dict[str, Any], message: str) -> bool:
-        """Set PodScheduled=False/Unschedulable as kube-scheduler does, only when it changes;
-        True when it was written."""
+    def _set_unschedulable_condition(self, pod: dict[str, Any], message: str, reason: str = "Unschedulable") -> bool:
+        """Set PodScheduled=False with `reason` (Unschedulable or SchedulerError) as kube-scheduler
+        does, only when it changes; True when it was written."""
         # upstream: pkg/scheduler/schedule_one.go handleSchedulingFailure -> updatePod
         if not pod.get("metadata", {}).get("resourceVersion"):
             return False
         status = pod.setdefault("status", {})
         conditions = status.setdefault("conditions", [])
-        wanted = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}
+        wanted = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message}
         for cond in conditions:
             if cond.get("type") == "PodScheduled":
                 if all(cond.get(k) == v for k, v in wanted.items()):
@@ -332,6 +355,15 @@ class SchedulerController(Controller):
             self.log.debug("pod condition not updated", pod=pod_key(pod), error=exc.message)
             return False
         return True
+
+    def next_wakeup(self) -> datetime | None:
+        """The first deadline of a pod waiting at Permit: the only work time alone brings.
+
+        Queue flushes and backoffs matter only while the scheduler runs, and it runs in a step
+        only when its waiter does not hold: after a change, or when a Permit wait ends.
+        """
+        known = [d for d in (wp.deadline() for wp in self.scheduler.handle.waiting_pods) if d is not None]
+        return self._start + timedelta(seconds=min(known)) if known else None
 
     def waiter(self) -> ControllerWaiter:
         # a pod waiting at Permit counts as done until it is allowed, rejected or times out

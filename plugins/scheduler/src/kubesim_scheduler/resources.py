@@ -120,7 +120,7 @@ def is_pod_level_requests_set(pod: Mapping[str, Any]) -> bool:
 def _resize_infeasible(pod: Mapping[str, Any]) -> bool:
     for c in (pod.get("status") or {}).get("conditions") or ():
         if c.get("type") == "PodResizePending":
-            return c.get("reason") == "Infeasible"
+            return bool(c.get("reason") == "Infeasible")
     return False
 
 

@@ -34,7 +34,8 @@ def effective_detail(detail: str, num_nodes: int) -> str:
 
 def trim_level(detail: str) -> str | int:
     """The Scheduler's own detail setting for a resolved detail level."""
-    return {"full": "all", "summary": SUMMARY_BEST_NODES, "none": "none"}[detail]
+    levels: dict[str, str | int] = {"full": "all", "summary": SUMMARY_BEST_NODES, "none": "none"}
+    return levels[detail]
 
 
 _SCORE_RESULTS: dict[tuple[int, int, int], ScenarioPluginsScoreResult] = {}

@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from kubesim.plugins.crash import PluginCrashed
+
 from .attempt import PASSED, ScheduleAttempt
 from .extender import Extender, ExtenderError
 from .extender_types import EXTENDER_NAME, MAX_EXTENDER_PRIORITY
@@ -388,7 +390,7 @@ class Scheduler:
 
     def run(self, max_attempts: int | None = None) -> list[ScheduleAttempt]:
         """schedule_one until nothing is ready (or max_attempts)."""
-        out = []
+        out: list[ScheduleAttempt] = []
         while max_attempts is None or len(out) < max_attempts:
             a = self.schedule_one()
             if a is None:
@@ -480,6 +482,7 @@ class Scheduler:
         n = len(rows)
         if n == 0:
             cyc.feasible = rows
+            absent: Status | None  # declared here: reassigned below from an optional status
             absent = attempt.pre_filter_excluded_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
             diag.node_to_status = NodeToStatus(absent_status=Status(absent.code, *absent.reasons))
             if cyc.nominated_status is not None:
@@ -563,6 +566,7 @@ class Scheduler:
         if fw.has_filter_plugins():
             out = fw.apply_nominated_pods(state, pi, fw.run_filter(state, pi, rows))
             if len(out.passed_pos) == 0:
+                st: Status | None  # declared here: reassigned below from an optional status
                 st = out.rejections[0].status(0, row)
                 if st.is_rejected():
                     cyc.nominated_status = (self.table.row_names[row], st)
@@ -857,6 +861,8 @@ class Scheduler:
             self._record_extender_response("bind", ext, response)
             try:
                 self.handle.bind(pi.pod, node)
+            except PluginCrashed:
+                raise  # an admission hook raised: ends the run
             except Exception as e:  # noqa: BLE001 - a failed write is an Error status, as for DefaultBinder
                 return True, Status.from_error(e)
             return True, None

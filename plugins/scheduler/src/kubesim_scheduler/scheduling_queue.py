@@ -27,6 +27,7 @@ from .framework.runtime import Framework
 __all__ = ["SchedulingQueue", "QueueingStrategy", "UNSCHEDULABLE_TIMEOUT", "FORCE_ACTIVATE"]
 
 BACKOFF_WINDOW = 1.0  # backoffQOrderingWindowDuration
+_LEFTOVER_FLUSH_PERIOD = 30.0  # flushUnschedulablePodsLeftover runs every 30 s (scheduling_queue.go)
 UNSCHEDULABLE_TIMEOUT = ClusterEvent(WILDCARD, ActionType.ALL, "UnschedulableTimeout")
 FORCE_ACTIVATE = ClusterEvent(WILDCARD, ActionType.ALL, "ForceActivate")
 BACKOFF_COMPLETE = "BackoffComplete"
@@ -290,10 +291,23 @@ class SchedulingQueue:
     def flush(self) -> None:
         """Run the periodic flushes due by now: completed backoffs, unschedulable leftovers."""
         self._flush_backoff_completed()
-        now = self.now()
-        while now - self._last_leftover_flush >= 30.0:
-            self._last_leftover_flush += 30.0
-            self._flush_unschedulable_leftover(self._last_leftover_flush)
+        last = self._last_leftover_flush
+        due = math.floor((self.now() - last) / _LEFTOVER_FLUSH_PERIOD)
+        if due <= 0:
+            return
+        self._last_leftover_flush = last + _LEFTOVER_FLUSH_PERIOD * due
+        # The flushes every 30 s since the last one, run in turn, move each pod at the first of them
+        # after it has waited max_in_unschedulable: only those flushes do anything, so only they run
+        # (a scenario may jump years ahead between two steps).
+        firsts = {self._first_flush_after(q.timestamp + self.max_in_unschedulable, last)
+                  for q in self.unschedulable.values()}
+        for at in sorted(t for t in firsts if t <= self._last_leftover_flush):
+            self._flush_unschedulable_leftover(at)
+
+    @staticmethod
+    def _first_flush_after(t: float, last: float) -> float:
+        """The first periodic leftover flush (every 30 s after `last`) strictly after time `t`."""
+        return last + _LEFTOVER_FLUSH_PERIOD * max(1, math.floor((t - last) / _LEFTOVER_FLUSH_PERIOD) + 1)
 
     def _flush_backoff_completed(self) -> None:
         for heap in (self.backoff, self.error_backoff):
@@ -466,9 +480,11 @@ class SchedulingQueue:
     def next_wakeup(self) -> float | None:
         """The earliest simulated time at which a flush could make a pod ready."""
         times = [self.backoff_time(q) for h in (self.backoff, self.error_backoff) for q in h.items.values()]
-        if times:
-            # a backoff completes once the aligned clock passes the expiration window
-            return min(times) + (BACKOFF_WINDOW if self.pop_from_backoff else 0.0)
+        # a backoff completes once the aligned clock passes the expiration window
+        backoff = min(times) + (BACKOFF_WINDOW if self.pop_from_backoff else 0.0) if times else None
         if self.unschedulable:
-            return self._last_leftover_flush + 30.0
-        return None
+            # the first periodic flush after the oldest pod's max time in the queue
+            due = min(q.timestamp for q in self.unschedulable.values()) + self.max_in_unschedulable
+            flush = self._first_flush_after(due, self._last_leftover_flush)
+            return flush if backoff is None else min(backoff, flush)
+        return backoff

@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .node_columns import NodeColumns
 from .node_info import NodeInfo, NodeInfoList
 from .node_table import NodeTable
 from .nominator import Nominator
@@ -66,6 +67,7 @@ class Handle:
         time_origin: float = 0.0,
     ) -> None:
         self.node_table = node_table
+        self._node_columns = NodeColumns(node_table)
         self._lister = lister or _no_objects
         self._binder = binder
         self._now = now or (lambda: 0.0)
@@ -92,6 +94,11 @@ class Handle:
         return FrameworkHandle(self, framework)
 
     # nodes
+    @property
+    def node_columns(self) -> NodeColumns:
+        """Read-only per-row node data for batch plugins (names, resources, labels)."""
+        return self._node_columns
+
     def snapshot_nodes(self) -> NodeInfoList:
         """All nodes, in the node-tree order the scheduler iterates."""
         return NodeInfoList(self.node_table, self.node_table.order)

@@ -11,7 +11,7 @@ plugins to the batch pipeline. Inside any method, `state.pod_info` is the parsed
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import attrs
 import numpy as np
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .node_info import NodeInfo, NodeInfoList
     from .pod_info import PodInfo
     from .queued_pod_info import QueuedPodInfo
+    from .views import PluginHandle
 
 __all__ = [
     "MAX_NODE_SCORE",
@@ -59,13 +60,18 @@ MIN_NODE_SCORE = 0
 
 
 class Plugin:
-    """Base of every scheduler plugin: a name, its args dict (pluginConfig) and the handle."""
+    """Base of every scheduler plugin: a name, its args dict (pluginConfig) and the handle.
+
+    Plugins outside this package may use only the `PluginHandle` part of `handle` (see
+    kubesim_scheduler.api); the in-tree plugins also read the runtime's node table.
+    """
 
     name: ClassVar[str] = ""
 
-    def __init__(self, args: Mapping[str, Any] | None, handle: Handle) -> None:
+    def __init__(self, args: Mapping[str, Any] | None, handle: PluginHandle) -> None:
         self.args: dict[str, Any] = dict(args or {})
-        self.handle = handle
+        # the runtime always passes its Handle; the parameter is typed by what plugins may use
+        self.handle: Handle = cast("Handle", handle)
 
 
 class PreEnqueuePlugin(Plugin):

@@ -462,9 +462,11 @@ class NodeTable:
         codes = col.codes[rows]
         op = req.op
         if op == EXISTS:
-            return codes >= 0
+            result: np.ndarray = codes >= 0
+            return result
         if op == DOES_NOT_EXIST:
-            return codes < 0
+            result = codes < 0
+            return result
         if op in (IN, EQUALS, NOT_IN, NOT_EQUALS):
             wanted = [col.vocab[v] for v in req.values if v in col.vocab]
             if not wanted:
@@ -477,4 +479,5 @@ class NodeTable:
         # Gt / Lt: evaluate over the vocabulary once, then map the codes.
         vocab_ok = np.fromiter((req.matches({req.key: v}) for v in col.values), dtype=bool, count=len(col.values))
         vocab_ok = np.append(vocab_ok, False)  # index -1 -> missing key
-        return vocab_ok[codes]
+        result = vocab_ok[codes]
+        return result

@@ -25,7 +25,8 @@ def go_div(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
         return a // b_arr
     q = np.abs(a) // np.abs(b_arr)
     neg = (a < 0) != (b_arr < 0)
-    return np.where(neg, -q, q)
+    result: np.ndarray = np.where(neg, -q, q)
+    return result
 
 
 def default_normalize(scores: np.ndarray, max_priority: int = MAX_NODE_SCORE, reverse: bool = False) -> np.ndarray:

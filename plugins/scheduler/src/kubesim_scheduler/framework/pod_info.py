@@ -12,11 +12,10 @@ from typing import Any
 import attrs
 
 from ..labels import Selector, SelectorError, label_selector_as_selector
-from ..quantity import nano_to_milli, nano_to_value
+from ..quantity import NANO, nano_to_milli, nano_to_value
 from ..resources import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
-    NANO,
     Resource,
     is_pod_level_requests_set,
     max_resource_from_list,
@@ -87,8 +86,8 @@ def _affinity_term(namespace: str, t: Mapping[str, Any]) -> AffinityTerm:
 class PodInfo:
     """A pod with everything the scheduler derives from it, computed once.
 
-    `cache` is a per-pod memo that plugins may use for their own parsed forms (keyed by
-    plugin name); a PodInfo is rebuilt whenever the pod object changes.
+    `cache` is a per-pod memo that plugins may use for their own parsed forms (string keys
+    starting with the plugin's name); a PodInfo is rebuilt whenever the pod object changes.
     """
 
     __slots__ = (
@@ -97,7 +96,7 @@ class PodInfo:
         "images", "num_containers", "required_affinity_terms", "required_anti_affinity_terms",
         "preferred_affinity_terms", "preferred_anti_affinity_terms", "parse_error",
         "has_affinity", "has_required_anti_affinity", "scheduling_gates", "cache",
-        "_fit_request", "_score_requests",
+        "_fit_request", "_score_requests", "_score_request_lists",
     )
 
     def __init__(self, pod: Mapping[str, Any]) -> None:
@@ -116,6 +115,9 @@ class PodInfo:
         self.cache: dict[str, Any] = {}
         self._fit_request: Resource | None = None
         self._score_requests: dict[tuple[str, bool], int] = {}
+        # PodRequests per use_requested, for score_request; kept out of `cache`, which is the
+        # plugins' memo keyed by plugin name
+        self._score_request_lists: dict[bool, dict[str, int]] = {}
 
         # CalculateResource: requests (with status resources, pod-level requests) + non-zero.
         reqs = pod_requests(pod, use_status=True)
@@ -199,10 +201,10 @@ class PodInfo:
             nm = None if use_requested else {
                 "cpu": DEFAULT_MILLI_CPU_REQUEST * 10**6, "memory": DEFAULT_MEMORY_REQUEST * NANO,
             }
-            reqs = self.cache.get(("score-reqs", use_requested))
+            reqs = self._score_request_lists.get(use_requested)
             if reqs is None:
                 reqs = pod_requests(self.pod, non_missing=nm, use_status=True)
-                self.cache[("score-reqs", use_requested)] = reqs
+                self._score_request_lists[use_requested] = reqs
             q = reqs.get(resource, 0)
             v = nano_to_milli(q) if resource == "cpu" else nano_to_value(q)
             self._score_requests[k] = v

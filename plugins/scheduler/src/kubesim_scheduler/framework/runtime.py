@@ -1,7 +1,8 @@
 """Framework: a profile's plugin instances and the runners for every extension point.
 
 Filter and Score run batch-first over node-table rows; per-node plugins are adapted by
-looping over NodeInfo views. Plugin exceptions become Error statuses.
+looping over NodeInfo views. A plugin's Error status fails the pod's cycle with upstream's
+message naming the plugin; a plugin's Python exception ends the run (PluginCrashed).
 """
 
 # upstream: pkg/scheduler/framework/runtime/framework.go (NewFramework, RunPreFilterPlugins,
@@ -15,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from kubesim.plugins.crash import PluginCrashed
 
 from . import interface as itf
 from .cycle_state import CycleState
@@ -129,12 +131,29 @@ class ScoreOutcome:
         self.total = np.zeros(len(rows), dtype=np.int64)
 
 
+#: plugin method -> the extension point named when it raises
+_POINTS = {
+    "pre_enqueue": "PreEnqueue", "less": "QueueSort", "pre_filter": "PreFilter", "add_pod": "PreFilterExtensionAddPod",
+    "remove_pod": "PreFilterExtensionRemovePod", "filter": "Filter", "filter_batch": "Filter",
+    "post_filter": "PostFilter", "pre_score": "PreScore", "score": "Score", "score_batch": "Score",
+    "normalize_score": "NormalizeScore", "normalize_batch": "NormalizeScore", "reserve": "Reserve",
+    "unreserve": "Unreserve", "permit": "Permit", "pre_bind": "PreBind", "bind": "Bind", "post_bind": "PostBind",
+}
+
+
 def _call(fn: Any, *args: Any) -> Any:
-    """Call a plugin method; an exception becomes an Error status."""
+    """Call a plugin method. An exception ends the run (PluginCrashed naming the plugin, the
+    extension point and the plugin's line): kube-scheduler has no status for a plugin that
+    panics, and a Python error is a bug in the plugin, not a scheduling outcome."""
     try:
         return fn(*args)
-    except Exception as e:  # noqa: BLE001 - plugin failures are statuses, not crashes
-        return Status.from_error(e)
+    except PluginCrashed:
+        raise  # raised by a plugin this one called (e.g. preemption running the filters)
+    except Exception as e:
+        owner = getattr(fn, "__self__", None)
+        name = getattr(owner, "name", None) or type(owner).__name__
+        point = _POINTS.get(getattr(fn, "__name__", ""), getattr(fn, "__name__", "?"))
+        raise PluginCrashed(f'scheduler plugin "{name}" ({point})', e, type(owner).__module__) from e
 
 
 class Framework:
@@ -216,12 +235,12 @@ class Framework:
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         if self.queue_sort_plugin is None:
             return False
-        return bool(self.queue_sort_plugin.less(a, b))
+        return bool(_call(self.queue_sort_plugin.less, a, b))
 
     # ----------------------------------------------------------- pre-enqueue
     def run_pre_enqueue(self, pod: Mapping[str, Any]) -> Status | None:
         for pl in self.pre_enqueue_plugins:
-            s = _call(pl.pre_enqueue, pod)
+            s: Status | None = _call(pl.pre_enqueue, pod)
             if s is not None and not s.is_success():
                 return s.with_plugin(pl.name)
         return None
@@ -294,7 +313,7 @@ class Framework:
                 res = _call(pl.filter_batch, state, pod_info, sub)
                 if isinstance(res, Status):
                     err = res
-                    res = BatchFilterResult(np.full(len(sub), int(Code.ERROR), dtype=np.int8), lambda _r, e=err: e.reasons)
+                    res = BatchFilterResult(np.full(len(sub), int(Code.ERROR), dtype=np.int8), lambda _r, e=err: e.reasons)  # type: ignore[misc]
             else:
                 res = self._filter_per_node(pl, state, pod_info, sub)
             fail = res.codes != 0
@@ -519,7 +538,7 @@ class Framework:
     # --------------------------------------------------------------- binding
     def run_reserve(self, state: CycleState, pod_info: PodInfo, node: str, rec: PointResults | None = None) -> Status | None:
         for pl in self.reserve_plugins:
-            s = _call(pl.reserve, state, pod_info.pod, node)
+            s: Status | None = _call(pl.reserve, state, pod_info.pod, node)
             _note(rec, "reserve", pl.name, s)
             if s is not None and not s.is_success():
                 if s.is_rejected():
@@ -580,7 +599,7 @@ class Framework:
         for pl in self.pre_bind_plugins:
             if pl.name in state.skip_pre_bind_plugins:
                 continue
-            s = _call(pl.pre_bind, state, pod_info.pod, node)
+            s: Status | None = _call(pl.pre_bind, state, pod_info.pod, node)
             _note(rec, "preBind", pl.name, s)
             if s is not None and not s.is_success():
                 if s.is_rejected():

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubesim.plugins.crash import PluginCrashed
+
 from ..framework.cycle_state import CycleState
 from ..framework.interface import BindPlugin
 from ..framework.status import Status
@@ -20,6 +22,8 @@ class DefaultBinder(BindPlugin):
     def bind(self, state: CycleState, pod: Mapping[str, Any], node_name: str) -> Status | None:
         try:
             self.handle.bind(pod, node_name)
+        except PluginCrashed:
+            raise  # an admission hook raised: ends the run
         except Exception as e:  # noqa: BLE001 - a failed binding is an Error status
             return Status.from_error(e)
         return None

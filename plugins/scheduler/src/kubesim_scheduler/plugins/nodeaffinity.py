@@ -223,7 +223,7 @@ class NodeAffinity(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScor
         if no_node_affinity and self.added_node_selector is None and spec.get("nodeSelector") is None:
             return None, Status(Code.SKIP)
         state.write(_PRE_FILTER_KEY, _pod_required(pi))
-        if no_node_affinity or not required.get("nodeSelectorTerms"):
+        if required is None or not required.get("nodeSelectorTerms"):
             return None, None
         node_names: set[str] | None = None
         for t in required["nodeSelectorTerms"]:

@@ -77,7 +77,8 @@ class TaintToleration(BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, Enque
                 1 for taint in t.sig_taints[sig]
                 if taint[2] == "PreferNoSchedule" and not tolerations_tolerate_taint(tols, taint)
             )
-        return per_sig[sigs]
+        result: np.ndarray = per_sig[sigs]
+        return result
 
     def normalize_batch(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
         return default_normalize(scores, reverse=True)

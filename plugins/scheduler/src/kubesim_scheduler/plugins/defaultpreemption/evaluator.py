@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from kubesim.plugins.crash import PluginCrashed
+
 from ...extender import call_extenders_for_preemption
 from ...framework.cycle_state import CycleState
 from ...framework.diagnosis import Diagnosis, FitError, NodeToStatus
@@ -199,6 +201,8 @@ class Evaluator:
                 continue  # already being deleted
             try:
                 self.handle.preempt_pod(victim.pod, pod, c.name)
+            except PluginCrashed:
+                raise  # an admission hook raised: ends the run
             except Exception as e:  # noqa: BLE001 - a failed API call is an Error status
                 return Status.from_error(e)
         self.clear_nominated_node_name(self.lower_priority_nominated_pods(pod, c.name))
@@ -222,12 +226,16 @@ class Evaluator:
             all_gone = True
             try:
                 self.clear_nominated_node_name(self.lower_priority_nominated_pods(pod, c.name))
+            except PluginCrashed:
+                raise
             except Exception:  # noqa: BLE001 - not critical, upstream only records it
                 failed = True
             for victim in victims[:-1]:
                 try:
                     if self.handle.preempt_pod(victim.pod, pod, c.name):
                         all_gone = False
+                except PluginCrashed:
+                    raise
                 except Exception:  # noqa: BLE001 - the remaining victims are cancelled
                     failed = True
                     break
@@ -235,6 +243,8 @@ class Evaluator:
             try:
                 if self.handle.preempt_pod(victims[-1].pod, pod, c.name):
                     all_gone = False
+            except PluginCrashed:
+                raise
             except Exception:  # noqa: BLE001
                 failed = True
             if failed or all_gone:

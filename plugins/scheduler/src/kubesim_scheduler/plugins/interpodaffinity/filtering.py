@@ -246,7 +246,8 @@ def _per_slot(index: ClusterIndex, key: str, counts: Mapping[Pair, int]) -> np.n
             j = dom.pos.get(v)
             if j is not None:
                 arr[j] = c
-    return arr[dom.ids]  # id -1 picks the trailing zero
+    result: np.ndarray = arr[dom.ids]  # id -1 picks the trailing zero
+    return result
 
 
 def filter_nodes(

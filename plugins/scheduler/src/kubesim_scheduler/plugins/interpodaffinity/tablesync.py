@@ -78,7 +78,8 @@ class TableIndex:
 
     def slots(self, rows: np.ndarray) -> np.ndarray:
         """Index slots of table rows."""
-        return self.row_slot[rows]
+        result: np.ndarray = self.row_slot[rows]
+        return result
 
     # ----- internals ----------------------------------------------------------------------
     def _reconcile_rows(self) -> None:

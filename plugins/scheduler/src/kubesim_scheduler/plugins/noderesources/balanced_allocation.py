@@ -29,7 +29,8 @@ def balanced_score(cols: list[tuple[np.ndarray, np.ndarray]], n: int) -> np.ndar
         f0 = np.minimum(r0 / a0, 1.0)
         f1 = np.minimum(r1 / a1, 1.0)
         std = np.abs((f0 - f1) / 2)
-        return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+        result: np.ndarray = np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+        return result
     count = np.zeros(n, dtype=np.int64)
     total = np.zeros(n, dtype=np.float64)
     first = np.zeros(n, dtype=np.float64)
@@ -56,7 +57,8 @@ def balanced_score(cols: list[tuple[np.ndarray, np.ndarray]], n: int) -> np.ndar
         for ok, f in fractions:
             acc = np.where(ok, acc + (f - mean) * (f - mean), acc)
         std = np.where(many, np.sqrt(acc / cnt), std)
-    return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+    result = np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+    return result
 
 
 class BalancedAllocation(PreScorePlugin, BatchScorePlugin):

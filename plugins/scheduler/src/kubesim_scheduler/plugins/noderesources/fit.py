@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,7 @@ from ...framework.pod_info import PodInfo
 from ...framework.status import Code, Status
 from ...resources import Resource, is_extended_resource_name, max_resource_from_list, pod_requests, resource_from_list, resource_list
 from .resource_allocation import (
+    Columns,
     allocatable_requested,
     least_allocated,
     most_allocated,
@@ -94,6 +95,7 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
         strategy = self.args.get("scoringStrategy") or {}
         self.strategy = strategy.get("type") or LEAST_ALLOCATED
         self.resources = resource_specs(strategy.get("resources"), "scoringStrategy.resources")
+        self._scorer: Callable[[Columns, int], np.ndarray]
         if self.strategy == LEAST_ALLOCATED:
             self._scorer = least_allocated
         elif self.strategy == MOST_ALLOCATED:
@@ -149,11 +151,12 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
                 a = sc.alloc[rows]
                 fail |= want > a - sc.req[rows]
                 unresolvable |= want > a
-        return np.where(
+        codes: np.ndarray = np.where(
             fail,
             np.where(unresolvable, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), np.int8(Code.UNSCHEDULABLE)),
             np.int8(0),
         ).astype(np.int8)
+        return codes
 
     def _reasons(self, t: NodeTable, req: Resource, row: int) -> list[str]:
         ni = t.node_info(row)

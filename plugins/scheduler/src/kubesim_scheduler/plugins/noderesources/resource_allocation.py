@@ -20,6 +20,7 @@ from ...framework.normalize import go_div
 from ...resources import is_scalar_resource_name
 
 __all__ = [
+    "Columns",
     "ResourceSpec",
     "resource_specs",
     "allocatable_requested",
@@ -87,7 +88,7 @@ def allocatable_requested(
 Columns = list[tuple[np.ndarray, np.ndarray, int]]  # (allocatable, requested, weight)
 
 
-def _weighted_mean(parts: list[tuple[np.ndarray, np.ndarray, int]], n: int) -> np.ndarray:
+def _weighted_mean(parts: list[tuple[np.ndarray | None, np.ndarray, int]], n: int) -> np.ndarray:
     """sum(score * w) / sum(w) over the resources a node lists (alloc != 0), integer division."""
     if all(ok is None for ok, _, _ in parts):
         total_w = sum(w for _, _, w in parts)

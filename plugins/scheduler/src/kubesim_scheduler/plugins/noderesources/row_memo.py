@@ -48,4 +48,5 @@ class RowMemo:
             if len(dirty):
                 values[dirty] = compute(dirty)
         self.generation = t.generation
-        return values[rows]
+        result: np.ndarray = values[rows]
+        return result

@@ -37,7 +37,8 @@ def has_all_keys_mask(index: ClusterIndex, constraints: Sequence[SpreadConstrain
     mask = index.active_mask().copy()
     for c in constraints:
         mask &= index.domain(c.topology_key).ids >= 0
-    return mask
+    result: np.ndarray = mask
+    return result
 
 
 def _affinity_mask(index: ClusterIndex, req: RequiredNodeAffinity) -> np.ndarray:
@@ -47,7 +48,8 @@ def _affinity_mask(index: ClusterIndex, req: RequiredNodeAffinity) -> np.ndarray
             m[i] = req.match(node)
         return m
 
-    return index.memoized(("naff", index.node_generation, req.key), compute)
+    result: np.ndarray = index.memoized(("naff", index.node_generation, req.key), compute)
+    return result
 
 
 def _taint_mask(index: ClusterIndex, tolerations: Sequence[Mapping[str, Any]]) -> np.ndarray:
@@ -59,7 +61,8 @@ def _taint_mask(index: ClusterIndex, tolerations: Sequence[Mapping[str, Any]]) -
         return m
 
     key = ("taint", index.node_generation, repr(tolerations))
-    return index.memoized(key, compute)
+    result: np.ndarray = index.memoized(key, compute)
+    return result
 
 
 def inclusion_mask(
@@ -72,4 +75,5 @@ def inclusion_mask(
     if constraint.node_taints_policy == HONOR:
         tolerations = (pod.get("spec") or {}).get("tolerations") or []
         mask &= _taint_mask(index, tolerations)
-    return mask
+    result: np.ndarray = mask
+    return result

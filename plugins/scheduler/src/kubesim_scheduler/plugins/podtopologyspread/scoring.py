@@ -169,7 +169,8 @@ def score_nodes(state: PreScoreState, index: ClusterIndex, slots: Sequence[int])
         for k, slot in enumerate(sl.tolist()):
             if names[slot] in state.ignored_nodes:
                 rounded[k] = 0
-    return rounded.tolist()
+    result: list[int] = rounded.tolist()
+    return result
 
 
 def normalize_scores(state: PreScoreState, names: Sequence[str], scores: Sequence[int]) -> list[int]:
@@ -181,7 +182,8 @@ def normalize_scores(state: PreScoreState, names: Sequence[str], scores: Sequenc
     vals = arr if valid is None else arr[valid]
     out = np.zeros(len(arr), dtype=np.int64)
     if len(vals) == 0:
-        return out.tolist()
+        result: list[int] = out.tolist()
+        return result
     lo = int(vals.min())
     hi = max(0, int(vals.max()))
     if hi == 0:
@@ -190,6 +192,8 @@ def normalize_scores(state: PreScoreState, names: Sequence[str], scores: Sequenc
         num = MAX_NODE_SCORE * (hi + lo - arr)
         res = np.sign(num) * (np.abs(num) // hi)  # int64 division truncating toward zero
     if valid is None:
-        return res.tolist()
+        result = res.tolist()
+        return result
     out[valid] = res[valid]
-    return out.tolist()
+    result = out.tolist()
+    return result
