@@ -51,11 +51,13 @@ def test_yaml_syntax_error_names_file_line_and_column(tmp_path: Path) -> None:
     assert "YAML syntax error" in message
 
 
-def test_json_syntax_error_names_the_line(tmp_path: Path) -> None:
+def test_json_syntax_error_names_the_line_in_kubesims_words(tmp_path: Path) -> None:
+    """The same message on every Python version (3.13 words and places this error differently)."""
     f = tmp_path / "bad.json"
     f.write_text('{"a": 1,\n}')
-    [message] = errors(f)
-    assert message.startswith(f"{f}: line 2 column 1: JSON syntax error")
+    assert errors(f) == [f"{f}: line 1 column 8: JSON syntax error: trailing comma before '}}'"]
+    f.write_text('{"a": 1,\n "b": [1 2]}')
+    assert errors(f) == [f"{f}: line 2 column 10: JSON syntax error: expected ',' between items"]
 
 
 def test_missing_file_and_empty_file(tmp_path: Path) -> None:
@@ -69,3 +71,52 @@ def test_problems_name_the_document_when_a_file_has_several(tmp_path: Path) -> N
     f = tmp_path / "s.yaml"
     f.write_text(DOC.replace("NAME", "ok") + "---\n" + DOC.replace("NAME", "bad").replace("step: 0", "step: x"))
     assert errors(f) == [f"{f} [document 1]: spec.operations[0].step: expected an integer, got the string 'x'"]
+
+
+DUPLICATE_STEP = f"""\
+apiVersion: {API_VERSION}
+kind: Scenario
+metadata: {{name: dup}}
+spec:
+  operations:
+  - step: 0
+    step: 1
+    createOperation:
+      object:
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: p
+          labels: {{app: a, app: b}}
+        spec:
+          containers:
+          - name: c
+            image: nginx
+            name: d
+  - step: 2
+    doneOperation: {{}}
+"""
+
+
+def test_duplicate_keys_are_errors_with_their_path(tmp_path: Path) -> None:
+    f = tmp_path / "dup.yaml"
+    f.write_text(DUPLICATE_STEP)
+    assert errors(f) == [
+        f"{f}: spec.operations[0].step: duplicate key (lines 6 and 7)",
+        f"{f}: spec.operations[0].createOperation.object.metadata.labels.app: duplicate key (line 14, columns 20 and 28)",
+        f"{f}: spec.operations[0].createOperation.object.spec.containers[0].name: duplicate key (lines 17 and 19)",
+    ]
+
+
+def test_duplicate_keys_in_json_are_errors_with_their_path(tmp_path: Path) -> None:
+    f = tmp_path / "dup.json"
+    f.write_text('[{"kind": "Scenario"},\n {"kind": "Scenario", "spec": {"operations": [{"step": 0, "step": 1}]},'
+                 ' "kind": "Scenario"}]')
+    assert errors(f) == [f"{f}: [1].kind: duplicate key", f"{f}: [1].spec.operations[0].step: duplicate key"]
+
+
+def test_duplicate_keys_name_the_document_when_a_file_has_several(tmp_path: Path) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text(DOC.replace("NAME", "ok") + "---\n" + DOC.replace("NAME", "dup").replace(
+        "    doneOperation: {}", "    doneOperation: {}\n    step: 3"))
+    assert errors(f) == [f"{f} [document 1]: spec.operations[0].step: duplicate key (lines 18 and 20)"]

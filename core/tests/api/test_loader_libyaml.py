@@ -33,7 +33,7 @@ kind: Scenario
 
 def test_libyaml_and_pure_python_load_the_same_documents() -> None:
     assert loader._FAST_LOADER is not None, "PyYAML without libyaml: this test needs it"
-    assert loader._load_yaml(DOC) == [d for d in yaml.safe_load_all(DOC) if d is not None]
+    assert loader._load_yaml(DOC, "doc.yaml") == [d for d in yaml.safe_load_all(DOC) if d is not None]
 
 
 @pytest.mark.parametrize("fast", [True, False])
@@ -59,15 +59,32 @@ def test_syntax_errors_read_the_same_with_or_without_libyaml(
     "s: !!set {a, b}\no: !!omap [a: 1, b: 2]\n",
     "'a': \"b\"\n1: 2\nnull: x\n",
     "--- \n---\na: 1\n---\n- x\n",
-    "a: b\na: c\n",
 ])
 def test_fast_construction_equals_pyyaml(text: str) -> None:
-    assert loader._load_yaml(text) == [d for d in yaml.safe_load_all(text) if d is not None]
+    assert loader._load_yaml(text, "t.yaml") == [d for d in yaml.safe_load_all(text) if d is not None]
 
 
 def test_recursive_and_unhashable_documents_are_left_to_pyyaml() -> None:
-    [doc] = loader._load_yaml("x: &a [1, *a]\n")
+    [doc] = loader._load_yaml("x: &a [1, *a]\n", "t.yaml")
     assert doc["x"][1] is doc["x"]
     with pytest.raises(yaml.YAMLError) as info:
-        loader._load_yaml_libyaml("? [1, 2]\n: x\n", yaml.CSafeLoader)
+        loader._load_nodes("? [1, 2]\n: x\n", yaml.CSafeLoader, "t.yaml")
     assert "unhashable" in str(info.value)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize(("text", "problems"), [
+    ("a: b\na: c\n", ["t.yaml: a: duplicate key (lines 1 and 2)"]),
+    # a flow mapping repeats a key on one line; merge keys may repeat what they merge
+    ("m: {x: 1, y: 2, x: 3}\n", ["t.yaml: m.x: duplicate key (line 1, columns 5 and 17)"]),
+    ("base: &b {x: 1}\nm: &m\n  <<: *b\n  x: 2\n  x: 3\nn: *m\n", ["t.yaml: m.x: duplicate key (lines 4 and 5)"]),
+    ("a: 1\n---\n- {k: 1, k: 2}\n", ["t.yaml [document 1]: [0].k: duplicate key (line 3, columns 4 and 10)"]),
+])
+def test_duplicate_keys_read_the_same_with_or_without_libyaml(
+    monkeypatch: pytest.MonkeyPatch, fast: bool, text: str, problems: list[str]
+) -> None:
+    if not fast:
+        monkeypatch.setattr(loader, "_FAST_LOADER", None)
+    with pytest.raises(InvalidInput) as info:
+        loader._load_yaml(text, "t.yaml")
+    assert [str(p) for p in info.value.problems] == problems

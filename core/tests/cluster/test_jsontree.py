@@ -24,3 +24,14 @@ def test_load_document_reads_json_and_yaml_and_keeps_timestamps_as_strings() -> 
 def test_load_document_rejects_garbage() -> None:
     with pytest.raises(BadRequest):
         load_document("a: [1, 2")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"metadata": {"labels": {"a": "1", "a": "2"}}}', "invalid document: metadata.labels.a: duplicate key"),
+    ("spec:\n  containers:\n  - name: a\n    name: b\n",
+     "invalid document: spec.containers[0].name: duplicate key (lines 3 and 4)"),
+])
+def test_load_document_rejects_a_key_written_twice(text: str, message: str) -> None:
+    with pytest.raises(BadRequest) as info:
+        load_document(text)
+    assert info.value.message == message

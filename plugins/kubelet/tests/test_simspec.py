@@ -64,6 +64,7 @@ def test_zero_length_phase_is_never_current():
     ("- {seconds: 1, resourceUsage: [cpu]}", "[0].resourceUsage: must be a mapping of resource names to quantities"),
     ("- {seconds: 1, usage: {cpu: 1}}", "[0]: unknown field 'usage' (expected seconds, resourceUsage)"),
     ("- seconds: [1", "not valid YAML at line 1, column 14"),
+    ("- seconds: 1\n  seconds: 2", "[0].seconds: duplicate key (lines 1 and 2)"),
 ])
 def test_invalid_sim_specs_say_where_and_why(text, message):
     with pytest.raises(SimSpecError) as err:

@@ -143,7 +143,7 @@ def test_bad_values(data: Path) -> None:
             "bad-syntax.yaml",
             "invalid YAML: line 6, column 1: expected the node content, but found '<stream end>'",
         ),
-        ("duplicate-key.yaml", "invalid YAML: line 5, column 3: duplicate key 'schedulerName'"),
+        ("duplicate-key.yaml", "profiles[0].schedulerName: duplicate key (lines 4 and 5)"),
         ("empty.yaml", "expected a KubeSchedulerConfiguration mapping, got null (is the file empty?)"),
         ("missing.yaml", "cannot read the file: No such file or directory"),
     ],

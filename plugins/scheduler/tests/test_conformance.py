@@ -1,4 +1,4 @@
-"""Conformance: the 300 reference cases of kube-scheduler v1.34 (shared/conformance).
+"""Conformance: the 300 reference cases of kube-scheduler v1.34 (tests/data/conformance).
 
 Each case runs through Scheduler.evaluate (default profile, percentageOfNodesToScore 100)
 and must reproduce upstream's feasible set, first rejecting plugin and message per node,
@@ -7,40 +7,12 @@ every per-plugin final score and total, and pick a node among the best.
 
 from __future__ import annotations
 
-import json
-import os
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kubesim_scheduler import Scheduler, in_tree_registry
-
-
-def shared_dir() -> Path:
-    env = os.environ.get("KUBESIM_SHARED")
-    if env:
-        return Path(env)
-    # tests -> scheduler -> plugins -> repo -> (repo's parent)/shared
-    return Path(__file__).resolve().parents[4] / "shared"
-
-
-@lru_cache(maxsize=1)
-def load() -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-    d = shared_dir() / "conformance"
-    if not (d / "cases.json").is_file():
-        pytest.fail(f"conformance data not found in {d} (set KUBESIM_SHARED)")
-    cases = json.loads((d / "cases.json").read_text())
-    expected = {e["name"]: e for e in json.loads((d / "expected.json").read_text())}
-    return cases, expected
-
-
-def case_names() -> list[str]:
-    d = shared_dir() / "conformance" / "cases.json"
-    if not d.is_file():
-        return ["<missing conformance data>"]
-    return [c["name"] for c in json.loads(d.read_text())]
+from conformance_data import cases, expected
+from kubesim_scheduler import Scheduler
 
 
 def run_case(case: dict[str, Any]) -> dict[str, Any]:
@@ -88,32 +60,15 @@ def compare(got: dict[str, Any], exp: dict[str, Any]) -> list[str]:
     return diffs
 
 
-OTHER_ENGINEER_PLUGINS = ("InterPodAffinity", "PodTopologySpread")
-
-
-def involves(exp: dict[str, Any], case: dict[str, Any], plugin: str) -> bool:
-    if any(plugin in d for d in exp["filter"].values()):
-        return True
-    if any(plugin in d for d in (exp["scores"] or {}).values()):
-        return True
-    spec = case["pod"]["spec"]
-    if plugin == "PodTopologySpread":
-        return bool(spec.get("topologySpreadConstraints"))
-    aff = spec.get("affinity") or {}
-    return bool(aff.get("podAffinity") or aff.get("podAntiAffinity")) or any(
-        (p["spec"].get("affinity") or {}).get("podAntiAffinity") for p in case["existingPods"]
-    )
-
-
-@pytest.mark.parametrize("name", case_names())
-def test_case(name: str) -> None:
-    cases, expected = load()
-    case = next(c for c in cases if c["name"] == name)
-    exp = expected[name]
+@pytest.mark.parametrize("case", cases(), ids=lambda c: c["name"])
+def test_case(case: dict[str, Any]) -> None:
+    exp = expected()[case["name"]]
     got = run_case(case)
     diffs = compare(got, exp)
-    if diffs:
-        missing = [p for p in OTHER_ENGINEER_PLUGINS if p not in in_tree_registry() and involves(exp, case, p)]
-        if missing:
-            pytest.xfail(f"plugin(s) not yet available: {', '.join(missing)}")
     assert not diffs, "\n".join(diffs)
+
+
+def test_all_300_cases_are_in_the_repository() -> None:
+    """The reference data is complete: 300 cases, each with upstream's decision."""
+    assert len(cases()) == 300
+    assert sorted(c["name"] for c in cases()) == sorted(expected())

@@ -10,14 +10,13 @@ a chosen node among `best`.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
+import conformance_data
 from kubesim_cli import run_kubesim
 
 API = "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1"
@@ -26,11 +25,6 @@ CONFIG = {
     "kind": "KubeSchedulerConfiguration",
     "percentageOfNodesToScore": 100,
 }
-
-
-def shared_dir() -> Path:
-    env = os.environ.get("KUBESIM_SHARED")
-    return Path(env) if env else Path(__file__).resolve().parents[4] / "shared"
 
 
 def through_priority_class(pod: dict[str, Any], classes: dict[int, dict[str, Any]]) -> dict[str, Any]:
@@ -106,11 +100,8 @@ def differences(got: dict[str, Any], exp: dict[str, Any]) -> list[str]:
 
 
 def test_all_300_cases_through_kubesim_run(tmp_path: Path) -> None:
-    conformance = shared_dir() / "conformance"
-    if not (conformance / "cases.json").is_file():
-        pytest.fail(f"conformance data not found in {conformance} (set KUBESIM_SHARED)")
-    cases = json.loads((conformance / "cases.json").read_text())
-    expected = {e["name"]: e for e in json.loads((conformance / "expected.json").read_text())}
+    cases = conformance_data.cases()
+    expected = conformance_data.expected()
     (tmp_path / "cases.yaml").write_text(yaml.safe_dump_all([scenario(c) for c in cases]))
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(CONFIG))
     proc = run_kubesim("run", "cases.yaml", "--scheduler-config", "config.yaml", "--detail", "full",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ try:
 except ImportError:  # not installed: use the source tree
     sys.path.insert(0, str(_HERE.parent / "src"))
 
+import conformance_data
 from interpodaffinity_builders import (
     PREF_ANTI,
     REQ_ANTI,
@@ -1247,39 +1247,13 @@ def test_args_from_dict() -> None:
         InterPodAffinityArgs.from_dict({"hardPodAffinityWeight": 101})
 
 
-# ----- conformance (shared/conformance) -----------------------------------------------------
+# ----- conformance (tests/data/conformance) -------------------------------------------------
 
 
-def _conformance_dir() -> Path | None:
-    for base in [_HERE, *_HERE.parents]:
-        for cand in (base / "shared" / "conformance", base.parent / "shared" / "conformance"):
-            if (cand / "expected.json").exists():
-                return cand
-    return None
-
-
-_CONF = _conformance_dir()
 PLUGIN = "InterPodAffinity"
+CONFORMANCE = conformance_data.cases_involving(PLUGIN)
 
 
-def _conformance_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    if _CONF is None:
-        return []
-    cases = {c["name"]: c for c in json.loads((_CONF / "cases.json").read_text())}
-    out = []
-    for e in json.loads((_CONF / "expected.json").read_text()):
-        involved = any(PLUGIN in f for f in e["filter"].values()) or any(
-            PLUGIN in s for s in e["scores"].values()
-        )
-        if involved:
-            out.append((cases[e["name"]], e))
-    return out
-
-
-CONFORMANCE = _conformance_cases()
-
-
-@pytest.mark.skipif(_CONF is None, reason="shared/conformance not found")
 @pytest.mark.parametrize("case,expected", CONFORMANCE, ids=[c[0]["name"] for c in CONFORMANCE])
 def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
     """Filter verdicts on nodes that reach this plugin, and final scores (normalized x weight 2)."""
@@ -1328,24 +1302,9 @@ def _registry() -> dict[str, Any]:
     return reg
 
 
-def _involved_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    if _CONF is None:
-        return []
-    cases = {c["name"]: c for c in json.loads((_CONF / "cases.json").read_text())}
-    plugins = ("InterPodAffinity", "PodTopologySpread")
-    out = []
-    for e in json.loads((_CONF / "expected.json").read_text()):
-        if any(p in f for f in e["filter"].values() for p in plugins) or any(
-            p in s for s in e["scores"].values() for p in plugins
-        ):
-            out.append((cases[e["name"]], e))
-    return out
+FRAMEWORK_CASES = conformance_data.cases_involving("InterPodAffinity", "PodTopologySpread")
 
 
-FRAMEWORK_CASES = _involved_cases()
-
-
-@pytest.mark.skipif(_CONF is None, reason="shared/conformance not found")
 @pytest.mark.parametrize("case,expected", FRAMEWORK_CASES, ids=[c[0]["name"] for c in FRAMEWORK_CASES])
 def test_framework_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
     """The whole default profile with both adapters reproduces upstream's decision."""

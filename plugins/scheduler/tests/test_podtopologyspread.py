@@ -9,7 +9,6 @@ on in v1.34) unless their result is the same with the gates on.
 from __future__ import annotations
 
 import copy
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ try:
 except ImportError:  # not installed: use the source tree
     sys.path.insert(0, str(_HERE.parent / "src"))
 
+import conformance_data
 from interpodaffinity_builders import Node, Pod, sel
 from kubesim_scheduler.plugins.interpodaffinity import ClusterIndex
 from kubesim.k8s.selectors import label_selector_as_selector as selector_from_label_selector
@@ -1942,36 +1942,13 @@ def test_incremental_index_matches_rebuilt_index() -> None:
     assert a.tp_value_to_match_num == b.tp_value_to_match_num
 
 
-# ----- conformance (shared/conformance) -----------------------------------------------------
+# ----- conformance (tests/data/conformance) -------------------------------------------------
 
 
-def _conformance_dir() -> Path | None:
-    for base in [_HERE, *_HERE.parents]:
-        for cand in (base / "shared" / "conformance", base.parent / "shared" / "conformance"):
-            if (cand / "expected.json").exists():
-                return cand
-    return None
-
-
-_CONF = _conformance_dir()
 PLUGIN = "PodTopologySpread"
+CONFORMANCE = conformance_data.cases_involving(PLUGIN)
 
 
-def _conformance_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    if _CONF is None:
-        return []
-    cases = {c["name"]: c for c in json.loads((_CONF / "cases.json").read_text())}
-    out = []
-    for e in json.loads((_CONF / "expected.json").read_text()):
-        if any(PLUGIN in f for f in e["filter"].values()) or any(PLUGIN in s for s in e["scores"].values()):
-            out.append((cases[e["name"]], e))
-    return out
-
-
-CONFORMANCE = _conformance_cases()
-
-
-@pytest.mark.skipif(_CONF is None, reason="shared/conformance not found")
 @pytest.mark.parametrize("case,expected", CONFORMANCE, ids=[c[0]["name"] for c in CONFORMANCE])
 def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
     """Filter verdicts on nodes that reach this plugin, and final scores (normalized x weight 2)."""

@@ -1,7 +1,7 @@
 """Reading Scenario files: YAML or JSON, one or more documents, or a JSON list.
 
 Every problem is reported with the file and the field path; YAML syntax errors
-with the line and column. Nothing is run here: see `kubesim.api.validation` for
+with the line and column; a mapping key written twice is an error at its path. Nothing is run here: see `kubesim.api.validation` for
 the checks that need to know the installed plugins.
 """
 
@@ -15,7 +15,9 @@ import yaml
 
 from kubesim.api.converter import structure
 from kubesim.api.scenario import Scenario
+from kubesim.duplicate_keys import DuplicateKey, DuplicateKeys, load_json, yaml_duplicate_keys
 from kubesim.errors import InvalidInput, Problem
+from kubesim.json_syntax import describe as describe_json_error
 
 __all__ = ["load_documents", "load_scenarios", "parse_scenarios"]
 
@@ -32,12 +34,15 @@ def load_documents(path: str | Path) -> list[Any]:
         raise InvalidInput([Problem("", "not a UTF-8 text file", name)]) from None
     try:
         if p.suffix == ".json":
-            docs = [json.loads(text)]
+            docs = [load_json(text)]
         else:
-            docs = _load_yaml(text)
+            docs = _load_yaml(text, name)
+    except DuplicateKeys as exc:
+        raise InvalidInput([d.problem(name) for d in exc.duplicates]) from None
     except json.JSONDecodeError as exc:
+        error = describe_json_error(exc)  # kubesim's words: Python's change between versions
         raise InvalidInput(
-            [Problem("", f"line {exc.lineno} column {exc.colno}: JSON syntax error: {exc.msg}", name)]
+            [Problem("", f"line {error.line} column {error.column}: JSON syntax error: {error.reason}", name)]
         ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -55,18 +60,19 @@ def load_documents(path: str | Path) -> list[Any]:
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)  # libyaml, when PyYAML was built with it
 
 
-def _load_yaml(text: str) -> list[Any]:
-    """yaml.safe_load_all, with libyaml when available (~20x faster on a large scenario).
+def _load_yaml(text: str, name: str) -> list[Any]:
+    """yaml.safe_load_all, with libyaml when available (~20x faster on a large scenario);
+    InvalidInput naming the file `name` and the path of each duplicate key.
 
     On a syntax error the pure-Python loader parses again, so that messages are the same
     with or without libyaml.
     """
     if _FAST_LOADER is not None:
         try:
-            return _load_yaml_libyaml(text, _FAST_LOADER)
+            return _load_nodes(text, _FAST_LOADER, name)
         except yaml.YAMLError:
             pass
-    return [d for d in yaml.safe_load_all(text) if d is not None]
+    return _load_nodes(text, yaml.SafeLoader, name)
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -75,24 +81,34 @@ _SEQ_TAG = "tag:yaml.org,2002:seq"
 
 
 class _Unusual(Exception):
-    """A document the fast constructor leaves to PyYAML's (aliases, merge keys, tags)."""
+    """A document the fast constructor leaves to PyYAML's (aliases, merge keys, tags) or to
+    the duplicate-key check (a key seen twice)."""
 
 
-def _load_yaml_libyaml(text: str, loader_class: Any) -> list[Any]:
-    """Documents composed by libyaml; plain maps, lists and strings built in one recursion,
-    other scalars and unusual documents by PyYAML's SafeConstructor (same results, half the
-    time on a large scenario)."""
+def _load_nodes(text: str, loader_class: Any, name: str) -> list[Any]:
+    """The non-empty documents composed by `loader_class`; plain maps, lists and strings built
+    in one recursion, other scalars and unusual documents by PyYAML's SafeConstructor (same
+    results, half the time on a large scenario)."""
     loader = loader_class(text)
     try:
-        docs = []
+        docs: list[Any] = []
+        duplicates: list[tuple[int, DuplicateKey]] = []
         while loader.check_node():
             node = loader.get_node()
             try:
                 data = _construct(node, loader, set())
             except _Unusual:
+                found = yaml_duplicate_keys(node)
+                if found:
+                    duplicates.extend((len(docs), d) for d in found)
+                    docs.append(node)  # in place of the document, to count the documents
+                    continue
                 data = loader.construct_document(node)
             if data is not None:
                 docs.append(data)
+        if duplicates:
+            raise InvalidInput([d.problem(f"{name} [document {i}]" if len(docs) > 1 else name)
+                                for i, d in duplicates])
         return docs
     finally:
         loader.dispose()
@@ -112,6 +128,8 @@ def _construct(node: Any, loader: Any, open_nodes: set[int]) -> Any:
                 raise _Unusual
             key = _construct(key_node, loader, open_nodes)
             try:
+                if key in out:  # written twice: the duplicate-key check names it
+                    raise _Unusual
                 out[key] = _construct(value_node, loader, open_nodes)
             except TypeError:  # an unhashable key: PyYAML's error message
                 raise _Unusual from None

@@ -8,7 +8,6 @@ earlier operation created, known controllers, and one done operation that is las
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -17,6 +16,7 @@ import yaml
 
 from kubesim.api.operations import ScenarioOperation
 from kubesim.api.scenario import API_VERSION, KIND, Scenario
+from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import Problem
 
 __all__ = [
@@ -53,12 +53,15 @@ def assign_operation_ids(scenario: Scenario) -> Scenario:
 
 
 def parse_patch(text: str, patch_type: str) -> Any:
-    """Parse a patch body (JSON or YAML) and check its shape for the patch type."""
+    """Parse a patch body (JSON or YAML) and check its shape for the patch type; a key
+    written twice is an error (DuplicateKeys, a ValueError naming its path in the body)."""
     try:
-        body = json.loads(text)
+        body = load_json(text)
+    except DuplicateKeys:
+        raise
     except ValueError:
         try:
-            body = yaml.safe_load(text)
+            body = load_yaml(text)
         except yaml.YAMLError as exc:
             raise ValueError(f"not valid JSON or YAML: {exc}") from None
     kind = PATCH_TYPES[patch_type]

@@ -6,11 +6,11 @@ must be cheap. `copy_tree` is about five times faster than `copy.deepcopy` on a 
 
 from __future__ import annotations
 
-import json
 from typing import Any, TypeVar
 
 import yaml
 
+from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import BadRequest
 
 __all__ = ["JSONObject", "copy_tree", "load_document"]
@@ -54,15 +54,20 @@ _Loader.yaml_implicit_resolvers = {
 def load_document(text: str | bytes) -> Any:
     """Parse a JSON or YAML document (JSON first: it is the fast, common case).
 
-    Raises BadRequest with the parser's message when the text is neither.
+    Raises BadRequest with the parser's message when the text is neither, or naming the
+    path of a key written twice.
     """
     if isinstance(text, bytes):
         text = text.decode("utf-8")
     try:
-        return json.loads(text)
+        return load_json(text)
+    except DuplicateKeys as exc:  # the API server's strict decoding: "duplicate field"
+        raise BadRequest(f"invalid document: {exc}") from None
     except ValueError:
         pass
     try:
-        return yaml.load(text, Loader=_Loader)
+        return load_yaml(text, _Loader)
+    except DuplicateKeys as exc:
+        raise BadRequest(f"invalid document: {exc}") from None
     except yaml.YAMLError as exc:
         raise BadRequest(f"invalid JSON or YAML document: {exc}") from None

@@ -27,6 +27,7 @@ from typing import Any
 import attrs
 import yaml
 from kubesim.clock import parse_time
+from kubesim.duplicate_keys import DuplicateKeys, load_yaml
 from kubesim.k8s.quantity import parse_quantity
 
 __all__ = [
@@ -112,7 +113,9 @@ def _quantity_text(value: Any) -> str:
 def parse_sim_spec(text: str) -> SimSpec:
     """Parse the annotation's YAML; SimSpecError names the phase and field that are wrong."""
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
+    except DuplicateKeys as exc:
+        raise SimSpecError(str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

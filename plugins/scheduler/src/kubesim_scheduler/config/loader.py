@@ -14,6 +14,7 @@ from typing import Any
 
 import attrs
 import yaml
+from kubesim.duplicate_keys import yaml_duplicate_keys
 from kubesim.errors import InvalidInput, Problem
 
 from kubesim_scheduler.config.converter import FieldErrors, describe, structure
@@ -66,36 +67,14 @@ def _checked(config: KubeSchedulerConfiguration, file: str | None) -> KubeSchedu
     return config
 
 
-def _duplicate_key(node: Any) -> Any:
-    """The first key node repeated in a mapping of the YAML node tree, or None."""
-    if isinstance(node, yaml.MappingNode):
-        seen: set[tuple[str, str]] = set()
-        for key_node, value_node in node.value:
-            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
-                key = (key_node.tag, key_node.value)
-                if key in seen:
-                    return key_node
-                seen.add(key)
-            found = _duplicate_key(value_node)
-            if found is not None:
-                return found
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            found = _duplicate_key(item)
-            if found is not None:
-                return found
-    return None
-
-
 def parse_yaml(text: str, *, file: str | None = None) -> Any:
-    """Parse one YAML (or JSON) document; syntax errors become a Problem with line and column."""
+    """Parse one YAML (or JSON) document; syntax errors become a Problem with line and column,
+    a key written twice one at its path."""
     try:
         for node in yaml.compose_all(text, Loader=yaml.SafeLoader):
-            dup = _duplicate_key(node)
-            if dup is not None:
-                line, column = dup.start_mark.line + 1, dup.start_mark.column + 1
-                msg = f"invalid YAML: line {line}, column {column}: duplicate key {dup.value!r}"
-                raise InvalidInput([Problem("", msg, file)])
+            duplicates = yaml_duplicate_keys(node)
+            if duplicates:
+                raise InvalidInput([d.problem(file) for d in duplicates])
         docs = list(yaml.safe_load_all(text))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
