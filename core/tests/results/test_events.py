@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import attrs
 from kubesim.api import Scenario, ScenarioStep
 from kubesim.results import iter_events, step_range
+from kubesim.results.events import DENSE_STEP_LIMIT
 
 
 def test_order_kinds_and_indexes(small_result: Scenario) -> None:
@@ -29,6 +31,19 @@ def test_step_ends_cover_every_step_even_empty_ones(small_result: Scenario) -> N
     # a marker follows its step's events and comes before the next step's
     majors = [e.step.major for e in events]
     assert majors == sorted(majors)
+
+
+def test_a_sparse_result_gets_step_ends_only_where_something_happened(small_result: Scenario) -> None:
+    """A scenario done at step 10**9 (idle steps are skipped) must not yield 10**9 markers."""
+    result = small_result  # a fresh one per test
+    assert result.status.scenario_result is not None
+    timeline = dict(result.status.scenario_result.timeline)
+    timeline[str(10**9)] = timeline.pop("5")
+    result.status.scenario_result = attrs.evolve(result.status.scenario_result, timeline=timeline)
+    result.status.step_status.step = ScenarioStep(10**9, 0)
+    assert len(step_range(result)) > DENSE_STEP_LIMIT
+    ends = [e.step.major for e in iter_events(result, step_ends=True) if e.kind == "stepEnd"]
+    assert ends == [0, 1, 2, 3, 10**9]  # step 4 had no event: no marker in a sparse result
 
 
 def test_kind_filter(small_result: Scenario) -> None:

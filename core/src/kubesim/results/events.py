@@ -5,19 +5,24 @@ numeric order, events within a step in recorded order) as a `TimelineEvent` that
 names its kind and gives the touched object without digging through the optional
 result fields. With `step_ends=True` a `stepEnd` marker follows the last event of
 every MajorStep, including steps in which nothing happened, so that per-step
-aggregates can take their snapshot there.
+aggregates can take their snapshot there; when the result spans more than
+DENSE_STEP_LIMIT steps (the engine skips idle steps, so one may end at step 10**9),
+only the steps with events and the final step get one, so tables stay bounded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any, Literal
 
 import attrs
 
 from kubesim.api import PodResult, Scenario, ScenarioResult, ScenarioStep, ScenarioTimelineEvent
 
-__all__ = ["EVENT_KINDS", "EventKind", "TimelineEvent", "iter_events", "step_range"]
+__all__ = ["DENSE_STEP_LIMIT", "EVENT_KINDS", "EventKind", "TimelineEvent", "iter_events", "step_range"]
+
+DENSE_STEP_LIMIT = 100_000
+"""Results spanning more MajorSteps get stepEnd markers only where something happened."""
 
 EventKind = Literal["create", "patch", "delete", "done", "podScheduled", "podUnscheduled", "podPreempted", "stepEnd"]
 """What a timeline event records; "stepEnd" is the marker after a MajorStep's last event."""
@@ -129,10 +134,14 @@ def iter_events(
     :param kinds: only these kinds (stepEnd markers are controlled by `step_ends`)
     :param step_ends: also yield a "stepEnd" marker after every MajorStep
     """
-    timeline, _ = _timeline(result)
+    timeline, final = _timeline(result)
     wanted = set(kinds) if kinds is not None else None
     index = 0
-    for major in step_range(result):
+    span = step_range(result)
+    steps: Iterable[int] = span
+    if len(span) > DENSE_STEP_LIMIT:  # O(1) on a range
+        steps = sorted({int(k) for k in timeline} | ({final} if final >= 0 else set()))
+    for major in steps:
         events = timeline.get(str(major), ())
         last = ScenarioStep(major, 0)
         for e in events:
