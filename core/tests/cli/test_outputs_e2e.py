@@ -12,14 +12,29 @@ from pathlib import Path
 
 import pytest
 from kubesim.cli.output import OutputError, write_atomic
-from kubesim.testing import KubesimRun, kubesim_command, run_kubesim
+from kubesim.testing import KubesimRun, installed_plugins, kubesim_command, run_kubesim
 
 KUBESIM = str(kubesim_command())
-QUICKSTART = str(Path(__file__).resolve().parents[3] / "examples" / "quickstart" / "scenario.yaml")
+PLUGINS = Path(__file__).resolve().parents[1] / "data" / "plugins"
+API = "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1"
+
+
+def _scenario(path: Path, steps: int = 1) -> str:
+    """A scenario that needs no plugin: a node, a ConfigMap per step, done."""
+    ops = [{"step": 0, "createOperation": {"object": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}}}]
+    ops += [{"step": s, "createOperation": {"object": {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{s}", "namespace": "default"}}}}
+        for s in range(1, steps + 1)]
+    ops.append({"step": steps + 1, "doneOperation": {}})
+    path.write_text(json.dumps({"apiVersion": API, "kind": "Scenario", "metadata": {"name": "plain"},
+                                "spec": {"operations": ops}}))
+    return path.name
 
 
 def run(*args: str, cwd: Path, timeout: float = 120) -> KubesimRun:
-    return run_kubesim(*args, cwd=cwd, timeout=timeout)
+    """`kubesim run SCENARIO ARGS` on a scenario that needs no plugin, with no plugin enabled."""
+    scenario = _scenario(cwd / "plain.json")
+    return run_kubesim("run", scenario, *args, cwd=cwd, timeout=timeout, plugins=())
 
 
 @pytest.mark.parametrize(("make", "message"), [
@@ -29,7 +44,7 @@ def run(*args: str, cwd: Path, timeout: float = 120) -> KubesimRun:
 ])
 def test_non_regular_outputs_are_refused_before_the_run(tmp_path: Path, make, message) -> None:  # type: ignore[no-untyped-def]
     make(tmp_path)
-    proc = run("run", QUICKSTART, "-q", "-o", "out", cwd=tmp_path)
+    proc = run("-q", "-o", "out", cwd=tmp_path)
     if message is None:
         assert proc.returncode == 0 and json.loads((tmp_path / "out").read_text())["status"]["phase"] == "Succeeded"
     else:
@@ -38,16 +53,16 @@ def test_non_regular_outputs_are_refused_before_the_run(tmp_path: Path, make, me
 
 
 def test_a_device_is_never_replaced(tmp_path: Path) -> None:
-    proc = run("run", QUICKSTART, "-q", "-o", "/dev/null", cwd=tmp_path)
+    proc = run("-q", "-o", "/dev/null", cwd=tmp_path)
     assert proc.returncode == 2
     assert "refusing to write /dev/null: it is a character device, not a regular file" in proc.stderr
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
 
 def test_missing_directory_and_same_file_fail_fast(tmp_path: Path) -> None:
-    proc = run("run", QUICKSTART, "-q", "-o", "no/such/dir/r.json", cwd=tmp_path)
+    proc = run("-q", "-o", "no/such/dir/r.json", cwd=tmp_path)
     assert proc.returncode == 2 and "cannot write no/such/dir/r.json: directory" in proc.stderr
-    proc = run("run", QUICKSTART, "-q", "-o", "a.json", "--export-cluster", "./a.json", cwd=tmp_path)
+    proc = run("-q", "-o", "a.json", "--export-cluster", "./a.json", cwd=tmp_path)
     assert proc.returncode == 2
     assert "--export-cluster ./a.json: the same file as --output a.json" in proc.stderr
     assert not (tmp_path / "a.json").exists()
@@ -58,16 +73,16 @@ def test_a_symlink_is_followed_and_the_mode_kept(tmp_path: Path) -> None:
     real.write_text("old")
     real.chmod(0o640)
     (tmp_path / "link.json").symlink_to("real.json")
-    assert run("run", QUICKSTART, "-q", "-o", "link.json", cwd=tmp_path).returncode == 0
+    assert run("-q", "-o", "link.json", cwd=tmp_path).returncode == 0
     assert (tmp_path / "link.json").is_symlink()
-    assert json.loads(real.read_text())["metadata"]["name"] == "quickstart"
+    assert json.loads(real.read_text())["metadata"]["name"] == "plain"
     assert stat.S_IMODE(real.stat().st_mode) == 0o640
 
 
 def test_a_new_file_honours_the_umask(tmp_path: Path) -> None:
     old = os.umask(0o027)
     try:
-        assert run("run", QUICKSTART, "-q", "-o", "new.json", cwd=tmp_path).returncode == 0
+        assert run("-q", "-o", "new.json", cwd=tmp_path).returncode == 0
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o640
@@ -87,28 +102,21 @@ def test_a_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.M
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]  # no temporary file left behind
 
 
-def _big_scenario(path: Path, pods: int) -> None:
-    ops = [{"step": 0, "createOperation": {"object": {
-        "apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"},
-        "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "500"}}}}} for i in range(50)]
-    ops += [{"step": s, "createOperation": {"object": {
-        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{s}-{i}", "namespace": "default"},
-        "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "10m"}}}]}}}}
-        for s in range(1, 200) for i in range(pods)]
-    doc = {"apiVersion": "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "kind": "Scenario",
-           "metadata": {"name": "big"}, "spec": {"controllers": {"simulationControllers": {"enabled": [{"name": "scheduler"}]}},
-                                                "operations": ops}}
-    path.write_text(json.dumps(doc))
+def _popen(cwd: Path, scenario: str) -> subprocess.Popen[str]:
+    """`kubesim run SCENARIO -o r.json` with only the slow test controller (20 ms a step) enabled."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KUBESIM_")}
+    env.update(KUBESIM_PLUGINS="kubesim_slow", KUBESIM_DISABLED_PLUGINS=",".join(sorted(installed_plugins())),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(PLUGINS), env.get("PYTHONPATH")])))
+    return subprocess.Popen([KUBESIM, "run", scenario, "-o", "r.json"], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def test_sigint_during_the_run_exits_130_and_writes_what_was_computed(tmp_path: Path) -> None:
-    _big_scenario(tmp_path / "big.json", 50)
-    proc = subprocess.Popen([KUBESIM, "run", "big.json", "-o", "r.json"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = _popen(tmp_path, _scenario(tmp_path / "long.json", steps=3000))  # about a minute
     assert proc.stderr is not None
     started = proc.stderr.readline()  # the JSON log line "scenario started" (stderr is no terminal)
     assert "scenario started" in started, started
-    time.sleep(0.5)
+    time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err
@@ -117,13 +125,12 @@ def test_sigint_during_the_run_exits_130_and_writes_what_was_computed(tmp_path: 
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["status"]["phase"] == "Failed"
     assert result["status"]["message"] == "interrupted (SIGINT)"
-    assert result["status"]["scenarioResult"]["timeline"]["0"]  # the steps done are kept
+    assert result["status"]["scenarioResult"]["timeline"]["1"]  # the steps done are kept
 
 
 @pytest.mark.parametrize("delay", [0.5, 1.0, 2.0])  # after the interpreter itself started
 def test_sigint_at_start_up_exits_130_without_a_traceback(tmp_path: Path, delay: float) -> None:
-    proc = subprocess.Popen([KUBESIM, "run", QUICKSTART, "-o", "r.json"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = _popen(tmp_path, _scenario(tmp_path / "short.json", steps=100))
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

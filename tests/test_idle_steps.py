@@ -1,4 +1,4 @@
-"""Steps without operations or timed work are skipped in O(1), with the same result as walking them."""
+"""Idle steps are skipped in O(1), with the same result as walking them (scheduler and kubelet)."""
 
 from __future__ import annotations
 
