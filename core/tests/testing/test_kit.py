@@ -277,4 +277,4 @@ def test_loading_the_pytest_plugin_imports_nothing_of_the_engine() -> None:
     code = ("import sys, kubesim.testing.pytest_plugin; "
             "print(' '.join(sorted(m for m in sys.modules if m.startswith('kubesim'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
-    assert out.stdout.split() == ["kubesim", "kubesim.testing", "kubesim.testing.pytest_plugin"]
+    assert out.stdout.split() == ["kubesim", "kubesim.lazy", "kubesim.testing", "kubesim.testing.pytest_plugin"]

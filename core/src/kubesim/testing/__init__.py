@@ -13,8 +13,9 @@ Installed with kubesim, the pytest plugin (entry point pytest11) offers the fixt
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kubesim.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from kubesim.testing.builders import (
@@ -71,13 +72,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kubesim.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, globals(), _LAZY)
 
 
 __all__ = [
