@@ -111,30 +111,48 @@ def _popen(cwd: Path, scenario: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def test_sigint_during_the_run_exits_130_and_writes_what_was_computed(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_during_the_run_writes_what_was_computed(
+    tmp_path: Path, sig: signal.Signals, code: int
+) -> None:
     proc = _popen(tmp_path, _scenario(tmp_path / "long.json", steps=3000))  # about a minute
     assert proc.stderr is not None
     started = proc.stderr.readline()  # the JSON log line "scenario started" (stderr is no terminal)
     assert "scenario started" in started, started
     time.sleep(1.0)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err
-    assert proc.returncode == 130, err
-    assert "error: interrupted" in err
+    assert proc.returncode == code, err
+    assert f"error: interrupted ({sig.name})" in err
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["status"]["phase"] == "Failed"
-    assert result["status"]["message"] == "interrupted (SIGINT)"
+    assert result["status"]["message"] == f"interrupted ({sig.name})"
     assert result["status"]["scenarioResult"]["timeline"]["1"]  # the steps done are kept
 
 
 @pytest.mark.parametrize("delay", [0.5, 1.0, 2.0])  # after the interpreter itself started
-def test_sigint_at_start_up_exits_130_without_a_traceback(tmp_path: Path, delay: float) -> None:
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_at_start_up_exits_without_a_traceback(
+    tmp_path: Path, delay: float, sig: signal.Signals, code: int
+) -> None:
     proc = _popen(tmp_path, _scenario(tmp_path / "short.json", steps=100))
     time.sleep(delay)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err
-    assert proc.returncode in (0, 130), err  # 0: it had finished before the signal
-    if proc.returncode == 130:
-        assert "error: interrupted" in err
+    assert proc.returncode in (0, code), err  # 0: it had finished before the signal
+    if proc.returncode == code:
+        assert f"error: interrupted ({sig.name})" in err
+
+
+def test_operations_that_outgrow_the_object_limit_fail_the_scenario_with_the_result_so_far(tmp_path: Path) -> None:
+    scenario = _scenario(tmp_path / "grow.json", steps=8)  # a ConfigMap per step
+    proc = run_kubesim("run", scenario, "-o", "r.json", "--max-objects", "8", cwd=tmp_path, plugins=())
+    assert proc.returncode == 1, proc.stderr
+    status = proc.result["status"]
+    assert status["phase"] == "Failed"
+    # 4 default namespaces, the node, the scenario: the third ConfigMap makes 9
+    assert status["message"] == ("step 3: the scenario's operations leave more than 8 objects in the "
+                                 "cluster (the limit, --max-objects)")
+    assert sorted(proc.timeline, key=int) == ["0", "1", "2", "3"]

@@ -43,6 +43,7 @@ from kubesim.controllers import Capabilities, Controller, ControllerWaiter, Runt
 from kubesim.controllers.settle import LoopGuard, NotSettled, Settleable, SettleLimits, settle
 from kubesim.errors import ApiError, Conflict, InvalidInput, Problem
 from kubesim.plugins import Hooks
+from kubesim.interrupts import signal_name
 from kubesim.plugins.crash import PluginCrashed, crash_message
 from kubesim.scenario.memory import fewer_full_collections
 from kubesim.scenario.recorder import TimelineRecorder
@@ -299,6 +300,10 @@ class ScenarioRun:
             self._apply(index, op)
         # bounds on the step's loops (kubesim.controllers.settle), relative to the cluster's size
         self._objects = len(self.cluster.objects())
+        limit = self.options.settle_limits.max_objects
+        if self._objects > limit:
+            raise ScenarioFailed(f"step {status.step.major}: the scenario's operations leave more than "
+                                 f"{limit} objects in the cluster (the limit, --max-objects)")
         self._guard = LoopGuard(lambda: self._writes, objects=lambda: self._objects,
                                 limits=self.options.settle_limits, label=f"step {status.step.major}")
         self._settle()
@@ -551,8 +556,8 @@ class Simulator:
             try:
                 with fewer_full_collections():
                     run.start()
-            except KeyboardInterrupt:
-                run.abort("interrupted (SIGINT)")
+            except KeyboardInterrupt as exc:
+                run.abort(f"interrupted ({signal_name(exc)})")
                 raise
             except Exception as exc:  # a bug in one scenario must not lose the others' results
                 log.debug("scenario crashed", scenario=run.scenario.name, exc_info=True)
