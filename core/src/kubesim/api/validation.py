@@ -77,13 +77,15 @@ def parse_patch(text: str, patch_type: str) -> Any:
 
 def _crd_scope(obj: dict[str, Any]) -> dict[tuple[str, str], bool]:
     """Kinds a CustomResourceDefinition object registers: (apiVersion, kind) -> namespaced."""
-    spec = obj.get("spec") or {}
-    group = spec.get("group", "")
-    kind = (spec.get("names") or {}).get("kind", "")
+    spec = obj.get("spec")
+    names = spec.get("names") if isinstance(spec, dict) else None
+    if not isinstance(spec, dict) or not isinstance(names, dict) or not isinstance(spec.get("versions"), list):
+        return {}  # an invalid CRD: the API server's validation (precheck) says why
+    group, kind = spec.get("group", ""), names.get("kind", "")
     namespaced = spec.get("scope", "Namespaced") == "Namespaced"
     return {
         (f"{group}/{v.get('name')}", kind): namespaced
-        for v in spec.get("versions") or []
+        for v in spec["versions"]
         if isinstance(v, dict)
     }
 

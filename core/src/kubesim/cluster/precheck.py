@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubesim.errors import BadRequest
 from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
 
 from .jsontree import copy_tree
@@ -21,7 +22,7 @@ _PLACEHOLDER_SUFFIX = "zzzzz"  # stands in for the 5 characters generateName add
 
 
 def check_new_object(registry: ResourceRegistry, obj: dict[str, Any]) -> str | None:
-    """The Invalid (422) message creating `obj` would get, or None when it passes.
+    """The Invalid (422) or strict-decoding (400) message creating `obj` would get, or None.
 
     Raises NotFound when the kind is not registered.
     """
@@ -32,7 +33,10 @@ def check_new_object(registry: ResourceRegistry, obj: dict[str, Any]) -> str | N
         meta = candidate["metadata"] = {}
     if not meta.get("name") and isinstance(meta.get("generateName"), str) and meta["generateName"]:
         meta["name"] = meta["generateName"] + _PLACEHOLDER_SUFFIX
-    apply_defaults(rt, candidate)
+    try:
+        apply_defaults(rt, candidate)
+    except BadRequest as exc:  # a custom resource with fields its schema does not declare
+        return exc.message
     errors = validate_object_meta(meta, name_check_for(rt.group, rt.kind))
     errors.extend(validate_kind(rt, candidate))
     if not errors:

@@ -215,6 +215,8 @@ class GenericStore:
                 new.pop("status", None)
             else:
                 new["status"] = status
+                if rt.custom is not None:  # the request body is decoded: status pruned, defaulted
+                    rt.custom.decode(new, "status")
         elif subresource is not None:
             raise NotFound(_NO_RESOURCE)
         else:
@@ -246,6 +248,10 @@ class GenericStore:
         meta = new["metadata"]
         if subresource is None:
             self._validate_object(rt, new, old)
+        elif rt.custom is not None:  # customResourceStatusStrategy validates status against the schema
+            errs = rt.custom.validate(new, "status")
+            if errs:
+                raise invalid_error(rt.group_kind, key[1], errs)
         if admitting is not None:
             self.admission.validate(attrs.evolve(admitting, object=new))
         if subresource is None:

@@ -44,6 +44,7 @@ from kubesim.controllers.settle import LoopGuard, NotSettled, Settleable, Settle
 from kubesim.errors import ApiError, Conflict, InvalidInput, Problem
 from kubesim.plugins import Hooks
 from kubesim.plugins.crash import PluginCrashed, crash_message
+from kubesim.scenario.crd import SCENARIO_CRD
 from kubesim.scenario.memory import fewer_full_collections
 from kubesim.scenario.recorder import TimelineRecorder
 from kubesim.scenario.selection import select_controllers
@@ -62,20 +63,6 @@ log = structlog.get_logger()
 
 UPDATE_STRATEGIES = ("AtMovingNextStep", "OnPause", "OnDone")
 ENGINE_ACTOR = "scenario-controller"
-
-SCENARIO_CRD: dict[str, Any] = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "scenarios.simulation.kube-scheduler-simulator.x-k8s.io"},
-    "spec": {
-        "group": "simulation.kube-scheduler-simulator.x-k8s.io",
-        "names": {"kind": "Scenario", "plural": "scenarios", "singular": "scenario", "listKind": "ScenarioList"},
-        "scope": "Cluster",
-        "versions": [
-            {"name": "v1alpha1", "served": True, "storage": True, "subresources": {"status": {}}}
-        ],
-    },
-}
 
 
 def simulator_version() -> str:
