@@ -15,6 +15,7 @@ import attrs
 
 from kubesim.k8s.validation import FieldError, invalid, is_dns1035_label, is_dns1123_subdomain, required
 
+from .openapi_errors import type_name
 from .structural import Schema, parse_schema
 
 __all__ = ["CheckedDefinition", "check_definition", "default_definition"]
@@ -95,8 +96,7 @@ def _text(obj: Mapping[str, Any], key: str, path: str, errs: list[FieldError]) -
     if value is None:
         return ""
     if not isinstance(value, str):
-        errs.append(invalid(f"{path}.{key}", value if isinstance(value, (int, float, bool)) else str(type(value).__name__),
-                            "must be a string"))
+        errs.append(invalid(f"{path}.{key}", type_name(value), "must be a string"))
         return ""
     return value
 
@@ -135,11 +135,11 @@ def _names(names: Any, errs: list[FieldError]) -> tuple[str, str]:
 def _versions(versions: Any, errs: list[FieldError]) -> list[dict[str, Any]]:
     """Per-version checks and schemas; each good version comes back with its parsed `_schema`."""
     path = "spec.versions"
-    if not isinstance(versions, list) or not versions:
-        if versions is None or versions == []:
-            errs.append(required(path, "must have at least one version"))
-        else:
-            errs.append(invalid(path, str(type(versions).__name__), "must be a list of versions"))
+    if versions is None or versions == []:
+        errs.append(required(path, "must have at least one version"))
+        versions = []
+    elif not isinstance(versions, list):
+        errs.append(invalid(path, type_name(versions), "must be a list of versions"))
         return []
     out: list[dict[str, Any]] = []
     names: set[str] = set()
@@ -148,7 +148,7 @@ def _versions(versions: Any, errs: list[FieldError]) -> list[dict[str, Any]]:
     for i, v in enumerate(versions):
         vpath = f"{path}[{i}]"
         if not isinstance(v, Mapping):
-            errs.append(invalid(vpath, v if isinstance(v, (str, int, float, bool)) else None, "must be an object"))
+            errs.append(invalid(vpath, type_name(v), "must be an object"))
             continue
         name = _text(v, "name", vpath, errs)
         if not name:
