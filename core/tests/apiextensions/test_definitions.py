@@ -120,6 +120,17 @@ def test_a_pattern_python_cannot_compile_is_a_clear_error() -> None:
                               "expression, but isn't: ")
 
 
+@pytest.mark.parametrize(("pattern", "error"), [
+    ("a(?=b)", "invalid or unsupported Perl syntax: `(?=`"),
+    ("(a)\\1", "invalid escape sequence: `\\1`"),
+    ("a++", "invalid nested repetition operator: `++`"),
+])
+def test_patterns_go_cannot_compile_are_refused(pattern: str, error: str) -> None:
+    """The API server compiles patterns with Go's RE2 regexp: no lookarounds, backreferences."""
+    [message] = _messages(_crd({"type": "object", "properties": {"a": {"type": "string", "pattern": pattern}}}))
+    assert message.endswith(f"must be a valid regular expression, but isn't: error parsing regexp: {error}")
+
+
 def test_nesting_is_bounded() -> None:
     schema: dict[str, Any] = {"type": "object"}
     for _ in range(MAX_SCHEMA_DEPTH + 5):

@@ -90,9 +90,9 @@ def apply_schema_defaults(x: Any, s: Schema) -> None:
             ):
                 x[k] = deepcopy(prop.default)
         for k, v in x.items():
-            prop = s.properties.get(k) or s.additional_properties
-            if prop is not None:
-                apply_schema_defaults(v, prop)
+            below = s.properties.get(k) or s.additional_properties
+            if below is not None:
+                apply_schema_defaults(v, below)
     elif isinstance(x, list) and s.items is not None:
         items = s.items
         for i, v in enumerate(x):

@@ -43,6 +43,9 @@ _TYPE_REQUIRED = {
     _ITEM: "must not be empty for specified array items",
 }
 _NO_DEFAULT = object()
+_PERL_ONLY = re.compile(r"\(\?(?:[=!>]|<[=!]|P=)|(?<!\\)\\[1-9](?![0-7])|(?<!\\)[*+?}][+]")
+"""Syntax Python's re accepts but Go's RE2 regexp (what the API server compiles) refuses:
+lookarounds, atomic groups, backreferences, possessive quantifiers."""
 
 
 @attrs.define(eq=False)
@@ -97,6 +100,15 @@ class Schema:
         out.extend(s for s in (self.additional_properties, self.items, self.not_) if s is not None)
         out.extend(self.all_of + self.any_of + self.one_of)
         return out
+
+
+def _go_parse_error(syntax: str) -> str:
+    """How Go's regexp/syntax words its refusal of `syntax` (an _PERL_ONLY match)."""
+    if syntax.startswith("\\"):
+        return f"invalid escape sequence: `{syntax}`"
+    if syntax.startswith("("):
+        return f"invalid or unsupported Perl syntax: `{syntax}`"
+    return f"invalid nested repetition operator: `{syntax}`"
 
 
 def parse_schema(raw: Any, path: str) -> tuple[Schema | None, list[FieldError]]:
@@ -235,7 +247,10 @@ class _Reader:
         text = self._string(raw, "pattern", path)
         if not text:
             return
+        perl = _PERL_ONLY.search(text)
         try:
+            if perl is not None:
+                raise re.error("error parsing regexp: " + _go_parse_error(perl.group(0)))
             s.pattern = re.compile(text)
         except (re.error, RecursionError, OverflowError) as exc:
             detail = str(exc) if isinstance(exc, re.error) else "too complex"
