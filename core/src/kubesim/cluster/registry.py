@@ -160,6 +160,9 @@ class ResourceRegistry:
                 name,
                 [invalid("spec.names.kind", rt.kind, f"{rt.kind}.{rt.group} is a built-in kind")],
             )
+        if rt.custom is not None and rt.custom.uses_cel() and self._by_group_kind.get((rt.group, rt.kind)) is None:
+            name = str((crd.get("metadata") or {}).get("name", ""))
+            log.warning("x-kubernetes-validations (CEL) rules are not evaluated by kubesim", crd=name)
         self._add(rt, served)
         return rt
 
@@ -180,9 +183,6 @@ def crd_resource_type(crd: Mapping[str, Any]) -> tuple[ResourceType, list[str]]:
     if checked is None:
         raise invalid_error(CRD_TYPE.group_kind, str(meta.get("name") or ""), errs)
     custom = CustomResourceSchemas(checked.kind, checked.storage_version, checked.schemas)
-    if custom.uses_cel():
-        log.warning("x-kubernetes-validations (CEL) rules are not evaluated by kubesim",
-                    crd=str(meta.get("name") or ""))
     rt = ResourceType(
         checked.group, checked.storage_version, checked.kind, checked.plural, checked.namespaced,
         checked.status_subresource, custom,
