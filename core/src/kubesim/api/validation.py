@@ -79,7 +79,7 @@ def _crd_scope(obj: dict[str, Any]) -> dict[tuple[str, str], bool]:
     """Kinds a CustomResourceDefinition object registers: (apiVersion, kind) -> namespaced."""
     spec = obj.get("spec")
     names = spec.get("names") if isinstance(spec, dict) else None
-    if not isinstance(spec, dict) or not isinstance(names, dict) or not isinstance(spec.get("versions"), list):
+    if not (isinstance(spec, dict) and isinstance(names, dict) and isinstance(spec.get("versions"), list)):
         return {}  # an invalid CRD: the API server's validation (precheck) says why
     group, kind = spec.get("group", ""), names.get("kind", "")
     namespaced = spec.get("scope", "Namespaced") == "Namespaced"

@@ -122,8 +122,8 @@ def _names(names: Any, errs: list[FieldError]) -> tuple[str, str]:
     if isinstance(short, list):
         for i, s in enumerate(short):
             if not isinstance(s, str) or is_dns1035_label(s):
-                errs.append(invalid(f"{path}.shortNames[{i}]", s,
-                                    ",".join(is_dns1035_label(s)) if isinstance(s, str) else "must be a string"))
+                detail = ",".join(is_dns1035_label(s)) if isinstance(s, str) else "must be a string"
+                errs.append(invalid(f"{path}.shortNames[{i}]", s, detail))
     if kind and kind == list_kind:
         errs.append(invalid(f"{path}.listKind", list_kind, "kind and listKind may not be the same"))
     for key, value in (("plural", plural), ("singular", singular), ("kind", kind), ("listKind", list_kind)):
@@ -176,8 +176,8 @@ def _versions(versions: Any, errs: list[FieldError]) -> list[dict[str, Any]]:
     if not unique:
         errs.append(invalid(path, sorted(names), "must contain unique version names"))
     if storage != 1:
-        errs.append(invalid(path, [v.get("name") for v in versions if isinstance(v, Mapping) and v.get("storage") is True],
-                            "must have exactly one version marked as storage version"))
+        stored = [v.get("name") for v in versions if isinstance(v, Mapping) and v.get("storage") is True]
+        errs.append(invalid(path, stored, "must have exactly one version marked as storage version"))
     if not served:
         errs.append(invalid(path, sorted(names), "must have at least one served version"))
     return out

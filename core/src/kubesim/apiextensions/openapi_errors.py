@@ -85,12 +85,14 @@ def value_error(path: str, value: Any, message: str) -> FieldError:
 def not_supported(path: str, value: Any, allowed: list[Any]) -> FieldError:
     """An enum failure: `p: Unsupported value: "c": supported values: "a", "b"`."""
     shown = [v if isinstance(v, str) else json.dumps(v, separators=(",", ":")) for v in allowed]
-    return FieldError("Unsupported value", path, value, "supported values: " + ", ".join(json.dumps(s) for s in shown))
+    supported = ", ".join(json.dumps(s) for s in shown)
+    return FieldError("Unsupported value", path, value, f"supported values: {supported}")
 
 
 def too_long(path: str, maximum: int) -> FieldError:
     """maxLength: `p: Too long: may not be more than 5 bytes` (field.TooLong)."""
-    return FieldError("Too long", path, detail=f"may not be more than {maximum} {'byte' if maximum == 1 else 'bytes'}")
+    unit = "byte" if maximum == 1 else "bytes"
+    return FieldError("Too long", path, detail=f"may not be more than {maximum} {unit}")
 
 
 def too_many(path: str, actual: int, maximum: int) -> FieldError:

@@ -153,8 +153,8 @@ class _Reader:
             else:
                 errs.append(invalid(f"{path}.enum", type_name(raw["enum"]), "must be an array"))
         if raw.get("uniqueItems") is True:
-            errs.append(forbidden(f"{path}.uniqueItems",
-                                  "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"))
+            errs.append(forbidden(f"{path}.uniqueItems", "uniqueItems cannot be set to true since the runtime "
+                                                         "complexity becomes quadratic"))
         req = raw.get("required")
         if req is not None:
             if isinstance(req, list) and all(isinstance(r, str) for r in req):
@@ -238,8 +238,8 @@ class _Reader:
             if value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
-                self.errs.append(invalid(f"{path}.{key}", value if isinstance(value, (int, str)) else type_name(value),
-                                         "must be a non-negative 64-bit integer"))
+                shown = value if isinstance(value, (int, str)) else type_name(value)
+                self.errs.append(invalid(f"{path}.{key}", shown, "must be a non-negative 64-bit integer"))
             else:
                 setattr(s, attr, value)
 
@@ -264,7 +264,8 @@ class _Reader:
         if extra is None or extra is True:
             return
         if extra is False:
-            self.errs.append(forbidden(f"{path}.additionalProperties", "additionalProperties cannot be set to false"))
+            self.errs.append(forbidden(f"{path}.additionalProperties",
+                                       "additionalProperties cannot be set to false"))
             return
         if "properties" in raw:
             self.errs.append(forbidden(f"{path}.additionalProperties",
@@ -279,7 +280,8 @@ class _Reader:
                 self.errs.append(FieldError("Unsupported value", f"{path}.x-kubernetes-list-type", list_type,
                                             "supported values: " + ", ".join(f'"{t}"' for t in _LIST_TYPES)))
             elif s.type != "array":
-                self.errs.append(invalid(f"{path}.type", s.type, "must be array if x-kubernetes-list-type is set"))
+                self.errs.append(invalid(f"{path}.type", s.type,
+                                         "must be array if x-kubernetes-list-type is set"))
             s.list_type = list_type
         if keys is not None:
             if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
@@ -298,7 +300,8 @@ class _Reader:
         errs = self.errs
         if s.int_or_string:
             if s.type:
-                errs.append(invalid(f"{path}.type", s.type, "must be empty if x-kubernetes-int-or-string is true"))
+                errs.append(invalid(f"{path}.type", s.type,
+                                    "must be empty if x-kubernetes-int-or-string is true"))
         elif level in _TYPE_REQUIRED and not s.type and not s.preserve_unknown_fields:
             errs.append(required(f"{path}.type", _TYPE_REQUIRED[level]))
         if level in (_VALUE, _INT_OR_STRING_VALUE):
@@ -324,7 +327,8 @@ class _Reader:
             errs.append(invalid(f"{path}.items.type", s.items.type,
                                 "must be a scalar type if parent array's x-kubernetes-list-type is set"))
         if s.embedded_resource and s.type != "object":
-            errs.append(invalid(f"{path}.type", s.type, "must be object if x-kubernetes-embedded-resource is true"))
+            errs.append(invalid(f"{path}.type", s.type,
+                                "must be object if x-kubernetes-embedded-resource is true"))
 
 
 def _root_rules(schema: Schema, path: str) -> list[FieldError]:

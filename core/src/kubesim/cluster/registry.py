@@ -160,7 +160,8 @@ class ResourceRegistry:
                 name,
                 [invalid("spec.names.kind", rt.kind, f"{rt.kind}.{rt.group} is a built-in kind")],
             )
-        if rt.custom is not None and rt.custom.uses_cel() and self._by_group_kind.get((rt.group, rt.kind)) is None:
+        new = self._by_group_kind.get((rt.group, rt.kind)) is None
+        if new and rt.custom is not None and rt.custom.uses_cel():
             name = str((crd.get("metadata") or {}).get("name", ""))
             log.warning("x-kubernetes-validations (CEL) rules are not evaluated by kubesim", crd=name)
         self._add(rt, served)

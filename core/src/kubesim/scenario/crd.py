@@ -18,6 +18,7 @@ __all__ = ["SCENARIO_CRD"]
 _GROUP, _VERSION = API_VERSION.split("/")
 _STRING: dict[str, Any] = {"type": "string"}
 _STRINGS: dict[str, Any] = {"type": "array", "items": _STRING}
+_INT32: dict[str, Any] = {"type": "integer", "format": "int32"}
 
 
 def _object(required: list[str] | None = None, **properties: dict[str, Any]) -> dict[str, Any]:
@@ -35,7 +36,7 @@ _CONTROLLER_SET = _object(
 )
 _OPERATION = _object(
     ["step"],
-    step={"type": "integer", "format": "int32"},
+    step=_INT32,
     id=_STRING,
     createOperation=_object(
         ["object"],
@@ -70,7 +71,7 @@ _STATUS = _object(
     phase={"type": "string", "enum": [p.value for p in ScenarioPhase]},
     message=_STRING,
     stepStatus=_object(
-        step=_object(major={"type": "integer", "format": "int32"}, minor={"type": "integer", "format": "int32"}),
+        step=_object(major=_INT32, minor=_INT32),
         phase={"type": "string", "enum": [p.value for p in StepPhase]},
         runningSimulationController=_STRING,
     ),
