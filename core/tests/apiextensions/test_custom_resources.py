@@ -130,3 +130,11 @@ def test_cel_rules_are_not_evaluated_and_do_not_crash() -> None:
     assert [(e["event"], e["crd"]) for e in logs if e["log_level"] == "warning"] == [
         ("x-kubernetes-validations (CEL) rules are not evaluated by kubesim", "gadgets.example.com")]
     cluster.create({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}, "spec": {"a": 0}})
+
+
+def test_the_cluster_refuses_an_unknown_field_validation() -> None:
+    with pytest.raises(Invalid) as err:
+        Cluster(Clock()).create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}},
+                                field_validation="strict")
+    assert err.value.message == ('CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: '
+                                 '"strict": supported values: "Ignore", "Strict", "Warn"')

@@ -40,8 +40,10 @@ def _crd(schema: Any = _WIDGET_SCHEMA, **spec: Any) -> dict[str, Any]:
             "metadata": {"name": "widgets.example.com"}, "spec": body}
 
 
-def _scenario(tmp_path: Path, *objects: dict[str, Any]) -> str:
-    ops = [{"step": i, "createOperation": {"object": o}} for i, o in enumerate(objects)]
+def _scenario(tmp_path: Path, *objects: dict[str, Any], field_validation: str | None = None) -> str:
+    ops: list[dict[str, Any]] = [{"step": i, "createOperation": {"object": o}} for i, o in enumerate(objects)]
+    if field_validation is not None:
+        ops[-1]["createOperation"]["createOptions"] = {"fieldValidation": field_validation}
     ops.append({"step": len(objects), "doneOperation": {}})
     doc = {"apiVersion": "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "kind": "Scenario",
            "metadata": {"name": "crd"}, "spec": {"controllers": {"simulationControllers": {"enabled": []}},
@@ -104,3 +106,23 @@ def test_schema_defaults_are_applied(run_kubesim: Any, tmp_path: Path) -> None:
     exported = yaml.safe_load(proc.export.read_text())  # a v1 List
     widget = next(o for o in exported["items"] if o["kind"] == "Widget")
     assert widget["spec"] == {"mode": "a", "replicas": 1}
+
+
+@pytest.mark.parametrize("field_validation", ["Ignore", "Warn"])
+def test_unknown_fields_are_dropped_when_the_operation_says_so(run_kubesim: Any, tmp_path: Path,
+                                                               field_validation: str) -> None:
+    path = _scenario(tmp_path, _crd(), _widget({"mode": "a", "foo": 1}), field_validation=field_validation)
+    proc = run_kubesim("run", path, "--export-cluster", "cluster.yaml", plugins=())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.export is not None
+    widget = next(o for o in yaml.safe_load(proc.export.read_text())["items"] if o["kind"] == "Widget")
+    assert widget["spec"] == {"mode": "a", "replicas": 1}
+    assert ('unknown field \\"spec.foo\\"' in proc.stderr) == (field_validation == "Warn")
+
+
+def test_an_unknown_field_validation_is_refused_before_the_run(run_kubesim: Any, tmp_path: Path) -> None:
+    path = _scenario(tmp_path, _crd(), _widget({"mode": "a"}), field_validation="Lenient")
+    proc = run_kubesim("validate", path, plugins=())
+    assert proc.returncode == 2
+    assert proc.stderr == (f"error: {path}: spec.operations[1].createOperation.createOptions.fieldValidation: "
+                           'Unsupported value: "Lenient": supported values: "Ignore", "Strict", "Warn"\n')

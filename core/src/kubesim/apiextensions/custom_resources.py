@@ -1,9 +1,9 @@
 """What the API server does with a custom resource's body: decode (prune, default) and validate.
 
 The decoding follows apiextensions-apiserver's crdHandler (pkg/apiserver/customresource_handler.go,
-unstructuredSchemaCoercer): fields the schema does not declare are an error with kubectl's
-default fieldValidation=Strict (`strict decoding error: unknown field "spec.foo"`), then the
-schema's defaults are applied. Validation is customResourceStrategy.Validate
+unstructuredSchemaCoercer): fields the schema does not declare are dropped, and with kubectl's
+default fieldValidation=Strict they are an error (`strict decoding error: unknown field
+"spec.foo"`; Warn logs them, Ignore drops them silently), then the schema's defaults are applied. Validation is customResourceStrategy.Validate
 (pkg/registry/customresource/strategy.go and validator.go): the schema, list types, embedded
 resources. x-kubernetes-validations (CEL) rules are not evaluated (see docs/limits).
 """
@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
+import structlog
 
 from kubesim.errors import BadRequest
 from kubesim.k8s.validation import FieldError
@@ -22,7 +23,18 @@ from .pruning import apply_schema_defaults, prune
 from .structural import Schema
 from .value_validation import validate_value
 
-__all__ = ["MAX_UNKNOWN_FIELDS_SHOWN", "CustomResourceSchemas"]
+__all__ = ["FIELD_VALIDATIONS", "MAX_UNKNOWN_FIELDS_SHOWN", "CustomResourceSchemas", "field_validation_error"]
+
+log = structlog.get_logger(__name__)
+
+FIELD_VALIDATIONS = ("Ignore", "Strict", "Warn")
+"""metav1.FieldValidation values: what the API server does with undeclared fields."""
+
+
+def field_validation_error(value: Any) -> FieldError:
+    """`fieldValidation: Unsupported value: "x": supported values: "Ignore", "Strict", "Warn"`."""
+    return FieldError("Unsupported value", "fieldValidation", value,
+                      "supported values: " + ", ".join(f'"{v}"' for v in FIELD_VALIDATIONS))
 
 MAX_UNKNOWN_FIELDS_SHOWN = 20
 """How many unknown fields a strict decoding error lists before it says how many more there are."""
@@ -44,10 +56,10 @@ class CustomResourceSchemas:
             version = self.storage_version
         return version, self.schemas[version]
 
-    def decode(self, obj: dict[str, Any], part: str | None = None) -> None:
+    def decode(self, obj: dict[str, Any], part: str | None = None, field_validation: str = "Strict") -> None:
         """Prune and default `obj` in place (only obj[part] when given, e.g. "status").
 
-        Raises BadRequest (strict field validation) when the body has undeclared fields.
+        Raises BadRequest when the body has undeclared fields and `field_validation` is Strict.
         """
         version, schema = self.schema_for(obj)
         if part is None:
@@ -61,10 +73,13 @@ class CustomResourceSchemas:
             shown = ", ".join(f'unknown field "{p}"' for p in unknown[:MAX_UNKNOWN_FIELDS_SHOWN])
             if len(unknown) > MAX_UNKNOWN_FIELDS_SHOWN:
                 shown += f" (and {len(unknown) - MAX_UNKNOWN_FIELDS_SHOWN} more)"
-            raise BadRequest(
-                f'{self.kind} in version "{version}" cannot be handled as a {self.kind}: '
-                f"strict decoding error: {shown}"
-            )
+            if field_validation == "Strict":
+                raise BadRequest(
+                    f'{self.kind} in version "{version}" cannot be handled as a {self.kind}: '
+                    f"strict decoding error: {shown}"
+                )
+            if field_validation == "Warn":
+                log.warning("unknown fields dropped", kind=self.kind, fields=shown)
         if part is None:
             apply_schema_defaults(obj, schema)
         elif part in obj and part in schema.properties:

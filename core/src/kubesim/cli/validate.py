@@ -29,7 +29,8 @@ def _object_problems(scenario: Scenario, hooks: Hooks, file: str) -> list[Proble
             continue
         obj = op.create_operation.object
         try:
-            message = check_new_object(registry, obj)
+            options = op.create_operation.create_options
+            message = check_new_object(registry, obj, (options and options.field_validation) or "Strict")
         except ApiError:
             continue  # an unknown kind: validate_scenario reports it unless a later CRD serves it
         if message:

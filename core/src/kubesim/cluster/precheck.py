@@ -21,7 +21,9 @@ __all__ = ["check_new_object"]
 _PLACEHOLDER_SUFFIX = "zzzzz"  # stands in for the 5 characters generateName adds
 
 
-def check_new_object(registry: ResourceRegistry, obj: dict[str, Any]) -> str | None:
+def check_new_object(
+    registry: ResourceRegistry, obj: dict[str, Any], field_validation: str = "Strict"
+) -> str | None:
     """The Invalid (422) or strict-decoding (400) message creating `obj` would get, or None.
 
     Raises NotFound when the kind is not registered.
@@ -34,7 +36,7 @@ def check_new_object(registry: ResourceRegistry, obj: dict[str, Any]) -> str | N
     if not meta.get("name") and isinstance(meta.get("generateName"), str) and meta["generateName"]:
         meta["name"] = meta["generateName"] + _PLACEHOLDER_SUFFIX
     try:
-        apply_defaults(rt, candidate)
+        apply_defaults(rt, candidate, field_validation)
     except BadRequest as exc:  # a custom resource with fields its schema does not declare
         return exc.message
     errors = validate_object_meta(meta, name_check_for(rt.group, rt.kind))

@@ -25,10 +25,11 @@ _PRIORITY_CLASS = ("scheduling.k8s.io", "PriorityClass")
 _KEEPS_STATUS_ON_CREATE = {("", "Node")}  # "Nodes allow *all* fields, including status, to be set on create."
 
 
-def apply_defaults(rt: ResourceType, obj: dict[str, Any]) -> None:
+def apply_defaults(rt: ResourceType, obj: dict[str, Any], field_validation: str = "Strict") -> None:
     """Defaulting done when an object is decoded (create and update), in place.
 
-    A custom resource is also pruned; BadRequest when it has fields its schema does not declare.
+    A custom resource is also pruned; BadRequest when it has fields its schema does not declare
+    and `field_validation` is Strict.
     """
     gk = (rt.group, rt.kind)
     if gk == _POD:
@@ -38,7 +39,7 @@ def apply_defaults(rt: ResourceType, obj: dict[str, Any]) -> None:
     elif rt is CRD_TYPE:
         default_definition(obj)
     elif rt.custom is not None:
-        rt.custom.decode(obj)
+        rt.custom.decode(obj, field_validation=field_validation)
     elif gk == _NAMESPACE:
         name = (obj.get("metadata") or {}).get("name")
         if isinstance(name, str) and name and not is_dns1123_label(name):

@@ -23,9 +23,11 @@ from kubesim.api import (
     API_VERSION,
     KIND,
     CreateOperationResult,
+    CreateOptions,
     DeleteOperationResult,
     DoneOperationResult,
     PatchOperationResult,
+    PatchOptions,
     Scenario,
     ScenarioOperation,
     ScenarioPhase,
@@ -63,6 +65,11 @@ log = structlog.get_logger()
 
 UPDATE_STRATEGIES = ("AtMovingNextStep", "OnPause", "OnDone")
 ENGINE_ACTOR = "scenario-controller"
+
+
+def _field_validation(options: CreateOptions | PatchOptions | None) -> str:
+    """An operation's fieldValidation; Strict, kubectl's default, when it names none."""
+    return (options.field_validation if options is not None else None) or "Strict"
 
 
 def simulator_version() -> str:
@@ -387,7 +394,8 @@ class ScenarioRun:
                 if c.create_options and "All" in (c.create_options.dry_run or []):
                     return
                 # handed over: the result is the stored object, kept read-only in the timeline
-                result = self.cluster.create(copy_tree(c.object), actor="scenario", copy=False)
+                result = self.cluster.create(copy_tree(c.object), actor="scenario", copy=False,
+                                             field_validation=_field_validation(c.create_options))
                 self.timeline.record(id=op.id, actor="scenario", create=CreateOperationResult(c, result))
             elif op.patch_operation is not None:
                 p = op.patch_operation
@@ -397,7 +405,7 @@ class ScenarioRun:
                 result = self.cluster.patch(
                     p.type_meta.api_version, p.type_meta.kind, p.object_meta.name, body,
                     PATCH_TYPES[p.patch_type], namespace=p.object_meta.namespace, actor="scenario",
-                    subresource=p.subresource,
+                    subresource=p.subresource, field_validation=_field_validation(p.patch_options),
                 )
                 self.timeline.record(id=op.id, actor="scenario", patch=PatchOperationResult(p, result))
             elif op.delete_operation is not None:
