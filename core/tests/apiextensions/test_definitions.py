@@ -114,7 +114,7 @@ def test_int_or_string_may_name_integer_and_string_in_any_of() -> None:
     assert _messages(_crd(schema)) == []
 
 
-def test_a_pattern_python_cannot_compile_is_a_clear_error() -> None:
+def test_a_pattern_re2_cannot_compile_is_a_clear_error() -> None:
     [message] = _messages(_crd({"type": "object", "properties": {"a": {"type": "string", "pattern": "a{2,1}"}}}))
     assert message.startswith(f'{_P}.properties[a].pattern: Invalid value: "a{{2,1}}": must be a valid regular '
                               "expression, but isn't: ")

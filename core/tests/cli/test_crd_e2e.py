@@ -126,3 +126,13 @@ def test_an_unknown_field_validation_is_refused_before_the_run(run_kubesim: Any,
     assert proc.returncode == 2
     assert proc.stderr == (f"error: {path}: spec.operations[1].createOperation.createOptions.fieldValidation: "
                            'Unsupported value: "Lenient": supported values: "Ignore", "Strict", "Warn"\n')
+
+
+def test_a_backtracking_pattern_cannot_hang_validation(run_kubesim: Any, tmp_path: Path) -> None:
+    """(a+)+$ takes Python's re 2**60 steps on this value; RE2 matches in linear time."""
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "name": {"type": "string", "pattern": "^(a+)+$"}}}}}
+    path = _scenario(tmp_path, _crd(schema), _widget({"name": "a" * 60 + "!"}))
+    proc = run_kubesim("validate", path, plugins=(), timeout=30)
+    assert proc.returncode == 2
+    assert "spec.name: Invalid value: " in proc.stderr and "in body should match '^(a+)+$'" in proc.stderr

@@ -2,7 +2,7 @@
 
 Rules and messages follow k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation/
 validation.go (ValidateCustomResourceDefinitionOpenAPISchema: forbidden keywords, list types,
-patterns) and pkg/apiserver/schema/validation.go (validateStructuralInvariants and
+patterns, compiled with RE2 as Go's regexp is) and pkg/apiserver/schema/validation.go (validateStructuralInvariants and
 completeness: a type at every level, metadata at the root restricted to name/generateName).
 Nesting is bounded by MAX_SCHEMA_DEPTH so that hostile schemas cannot exhaust the stack.
 """
@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
+import re2
 
 from kubesim.k8s.validation import FieldError, forbidden, invalid, required
 
 from .openapi_errors import type_name
 
-__all__ = ["MAX_SCHEMA_DEPTH", "Schema", "parse_schema"]
+__all__ = ["MAX_SCHEMA_DEPTH", "Pattern", "Schema", "compile_pattern", "parse_schema"]
 
 MAX_SCHEMA_DEPTH = 64
 """Deepest schema kubesim reads (upstream has no explicit bound; Go's stack is larger)."""
@@ -44,8 +45,25 @@ _TYPE_REQUIRED = {
 }
 _NO_DEFAULT = object()
 _PERL_ONLY = re.compile(r"\(\?(?:[=!>]|<[=!]|P=)|(?<!\\)\\[1-9](?![0-7])|(?<!\\)[*+?}][+]")
-"""Syntax Python's re accepts but Go's RE2 regexp (what the API server compiles) refuses:
-lookarounds, atomic groups, backreferences, possessive quantifiers."""
+"""Perl syntax Go's regexp (what the API server compiles) refuses, found first so that the error
+reads as Go's: lookarounds, atomic groups, backreferences, possessive quantifiers."""
+
+
+class Pattern(Protocol):
+    """A compiled `pattern`: RE2, the engine (and syntax) of Go's regexp, which the API server uses."""
+
+    def search(self, text: str) -> object | None:
+        """A match anywhere in `text` (JSON Schema patterns are not anchored), else None."""
+
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # errors are raised; RE2 would also print them to stderr
+
+
+def compile_pattern(text: str) -> Pattern:
+    """Compile a schema pattern with RE2: linear-time matching, so no input can hang a match."""
+    compiled: Pattern = re2.compile(text, _RE2_OPTIONS)
+    return compiled
 
 
 @attrs.define(eq=False)
@@ -63,7 +81,7 @@ class Schema:
     multiple_of: float | None = None
     min_length: int | None = None
     max_length: int | None = None
-    pattern: re.Pattern[str] | None = None
+    pattern: Pattern | None = None
     pattern_text: str = ""
     min_items: int | None = None
     max_items: int | None = None
@@ -250,12 +268,12 @@ class _Reader:
         perl = _PERL_ONLY.search(text)
         try:
             if perl is not None:
-                raise re.error("error parsing regexp: " + _go_parse_error(perl.group(0)))
-            s.pattern = re.compile(text)
-        except (re.error, RecursionError, OverflowError) as exc:
-            detail = str(exc) if isinstance(exc, re.error) else "too complex"
+                raise ValueError(_go_parse_error(perl.group(0)))
+            s.pattern = compile_pattern(text)
+        except (re2.error, ValueError) as exc:
+            detail = exc.args[0].decode() if isinstance(exc.args[0], bytes) else str(exc.args[0])
             self.errs.append(invalid(f"{path}.pattern", text,
-                                     f"must be a valid regular expression, but isn't: {detail}"))
+                                     f"must be a valid regular expression, but isn't: error parsing regexp: {detail}"))
             return
         s.pattern_text = text
 
