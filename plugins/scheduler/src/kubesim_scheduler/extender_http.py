@@ -315,12 +315,13 @@ def _transport_reason(e: BaseException, parts: urllib.parse.SplitResult) -> str:
         return f"dial tcp {hostport}: connect: connection refused"
     if isinstance(e, socket.gaierror):
         return f"dial tcp: lookup {host}: no such host"
+    if isinstance(e, http.client.RemoteDisconnected):  # a ConnectionResetError too
+        return "EOF"
     if isinstance(e, ConnectionResetError):
         return f"read tcp {hostport}: read: connection reset by peer"
-    if isinstance(e, http.client.RemoteDisconnected):
-        return "EOF"
     if isinstance(e, http.client.BadStatusLine):
-        return f"net/http: HTTP/1.x transport connection broken: malformed HTTP response {go_quote(str(e.args[0] if e.args else "").strip())}"
+        line = str(e.args[0]).strip() if e.args else ""
+        return f"net/http: HTTP/1.x transport connection broken: malformed HTTP response {go_quote(line)}"
     if isinstance(e, http.client.LineTooLong):
         return "net/http: HTTP/1.x transport connection broken: header line too long"
     if isinstance(e, ssl.SSLError):
