@@ -284,3 +284,27 @@ def test_kubesim_refuses_bad_extender_configs(tmp_path: Path, command: str, fiel
     assert proc.returncode == 2
     assert f"sched.yaml: {message}" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# ------------------------------------------------------------ error backoff
+
+
+def test_an_extender_error_sends_the_pod_to_error_backoff() -> None:
+    """The failed pod waits out its backoff: Pop does not take it from the error backoff queue
+    (backoff_queue.go popBackoff), only the flush once its backoff completes does."""
+    now = [10.0]
+    dead = closed_port_url()
+    cfg = ExtenderConfig(url_prefix=dead, filter_verb="filter")
+    s = Scheduler(seed=1, extenders=build_extenders([cfg]), now=lambda: now[0])
+    s.add_node(make_node("n1", CAP))
+    s.add_pod(make_pod("p"))
+    first = s.schedule_one()
+    assert first is not None and first.status is not None and first.status.code == Code.ERROR
+    assert len(s.queue.error_backoff) == 1 and not s.queue.active and not s.queue.backoff
+    assert s.schedule_one() is None  # same instant: still backing off
+    assert s.run() == []  # and run() does not spin on it
+    now[0] = 12.0  # 1 s backoff from 10 s, aligned to the 1 s window
+    again = s.schedule_one()
+    assert again is not None and again.status is not None and again.status.code == Code.ERROR
+    (qpi,) = s.queue.error_backoff.items.values()
+    assert qpi.consecutive_errors_count == 2 and s.queue.backoff_duration(2) == 2.0
