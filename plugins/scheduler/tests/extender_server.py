@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import socket
 import socketserver
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -109,14 +110,21 @@ def _handler(ext: LabelExtender) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def serve(ext: LabelExtender) -> Iterator[str]:
-    """Serve `ext` on 127.0.0.1 (a free port) for the duration of the block; yields its URL."""
+def serve(ext: LabelExtender, *, tls: tuple[str, str] | None = None) -> Iterator[str]:
+    """Serve `ext` on 127.0.0.1 (a free port) for the duration of the block; yields its URL.
+    With `tls` (certificate and key files) it serves HTTPS."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(ext))
     server.daemon_threads = True
+    scheme = "http"
+    if tls is not None:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(*tls)
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
+        scheme = "https"
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/scheduler"
+        yield f"{scheme}://127.0.0.1:{server.server_address[1]}/scheduler"
     finally:
         server.shutdown()
         server.server_close()
@@ -139,10 +147,10 @@ RawReply = Callable[[socket.socket, threading.Event], None]
 
 
 @contextmanager
-def serve_raw(reply: RawReply) -> Iterator[str]:
+def serve_raw(reply: RawReply, seen: list[bytes] | None = None) -> Iterator[str]:
     """Serve `reply` on 127.0.0.1 (a free port): each connection's request is read (headers and
-    Content-Length body), then `reply` answers it. Yields the URL; on exit the event is set,
-    so a reply that hangs ends."""
+    Content-Length body; its head is appended to `seen`), then `reply` answers it. Yields the
+    URL; on exit the event is set, so a reply that hangs ends."""
     stop = threading.Event()
 
     class Handler(socketserver.BaseRequestHandler):
@@ -150,7 +158,9 @@ def serve_raw(reply: RawReply) -> Iterator[str]:
             sock: socket.socket = self.request
             sock.settimeout(5)
             try:
-                _read_request(sock)
+                head = _read_request(sock)
+                if seen is not None:
+                    seen.append(head)
                 reply(sock, stop)
             except OSError:
                 pass  # the client gave up
@@ -168,12 +178,13 @@ def serve_raw(reply: RawReply) -> Iterator[str]:
         thread.join(timeout=5)
 
 
-def _read_request(sock: socket.socket) -> None:
+def _read_request(sock: socket.socket) -> bytes:
+    """Read one request; return its head (request line and headers)."""
     data = b""
     while b"\r\n\r\n" not in data:
         chunk = sock.recv(65536)
         if not chunk:
-            return
+            return data
         data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
     length = 0
@@ -184,8 +195,9 @@ def _read_request(sock: socket.socket) -> None:
     while len(body) < length:
         chunk = sock.recv(65536)
         if not chunk:
-            return
+            break
         body += chunk
+    return head
 
 
 def ok_headers(length: int | None) -> bytes:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
-from extender_server import RawReply, closed_port_url, hang, ok_headers, send, serve_raw, trickle
+from extender_server import LabelExtender, RawReply, closed_port_url, hang, ok_headers, send, serve, serve_raw, trickle
 from kubesim.errors import InvalidInput
 from kubesim_cli import run_kubesim
 from kubesim_scheduler import Scheduler
@@ -308,3 +308,85 @@ def test_an_extender_error_sends_the_pod_to_error_backoff() -> None:
     assert again is not None and again.status is not None and again.status.code == Code.ERROR
     (qpi,) = s.queue.error_backoff.items.values()
     assert qpi.consecutive_errors_count == 2 and s.queue.backoff_duration(2) == 2.0
+
+
+# ------------------------------------------------------------------ HTTPS
+
+TLS_DIR = Path(__file__).parent / "data" / "tls"
+
+
+def https_scheduler(url: str, **fields: Any) -> Scheduler:
+    cfg = load_config({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                       "extenders": [{"urlPrefix": url, "filterVerb": "filter", "httpTimeout": "2s", **fields}]})
+    s = Scheduler(seed=1, extenders=build_extenders(cfg.extenders))
+    s.add_node(make_node("n1", CAP))
+    return s
+
+
+def test_https_extenders() -> None:
+    """makeTransport: enableHTTPS without a CA does not verify; a CA verifies the certificate
+    against tlsConfig.serverName (the certificate is for extender.test, the URL is 127.0.0.1)."""
+    ca = (TLS_DIR / "cert.pem").read_text()
+    with serve(LabelExtender(), tls=(str(TLS_DIR / "cert.pem"), str(TLS_DIR / "key.pem"))) as url:
+        assert url.startswith("https://127.0.0.1:")
+        insecure = https_scheduler(url, enableHTTPS=True).evaluate(make_pod("p"))
+        named = https_scheduler(url, tlsConfig={"caData": ca, "serverName": "extender.test"}).evaluate(make_pod("p"))
+        unnamed = https_scheduler(url, tlsConfig={"caData": ca}).evaluate(make_pod("p"))
+        untrusted = https_scheduler(url, tlsConfig={"serverName": "extender.test"}).evaluate(make_pod("p"))
+    assert insecure.succeeded and named.succeeded
+    assert unnamed.status is not None and unnamed.status.code == Code.ERROR
+    assert unnamed.message() == (
+        f'Post "{url}/filter": tls: failed to verify certificate: x509: certificate is not valid for 127.0.0.1')
+    assert untrusted.status is not None and untrusted.message() == (
+        f'Post "{url}/filter": tls: failed to verify certificate: x509: certificate signed by unknown authority')
+
+
+def test_a_tls_handshake_that_never_ends_is_bounded() -> None:
+    """A server that accepts the connection and never speaks TLS: the handshake is within httpTimeout."""
+    with serve_raw(hang) as url:
+        start = time.monotonic()
+        a = https_scheduler(url.replace("http://", "https://"), enableHTTPS=True).evaluate(make_pod("p"))
+        took = time.monotonic() - start
+    assert a.message() == f'Post "{url.replace("http://", "https://")}/filter": {TIMEOUT_AWAITING_HEADERS}'
+    assert took < 3.5
+
+
+def test_a_proxy_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ProxyFromEnvironment: http_proxy carries the request (absolute URL) within the same
+    deadline; no_proxy and loopback hosts go direct."""
+    seen: list[bytes] = []
+    with serve_raw(send(ok_headers(len(FILTER_OK)) + FILTER_OK), seen) as proxy:
+        monkeypatch.setenv("http_proxy", proxy.rsplit("/", 1)[0])
+        monkeypatch.delenv("no_proxy", raising=False)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        a = scheduler("http://extender.test:8080/x").evaluate(make_pod("p"))
+        assert a.succeeded and a.node == "n1"
+        assert seen[0].split(b"\r\n")[0] == b"POST http://extender.test:8080/x/filter HTTP/1.1"
+        monkeypatch.setenv("no_proxy", "extender.test")
+        bypassed = scheduler("http://extender.test:8080/x").evaluate(make_pod("p"))
+        assert len(seen) == 1 and bypassed.status is not None and bypassed.status.code == Code.ERROR
+    with serve_raw(hang) as proxy:
+        monkeypatch.setenv("http_proxy", proxy.rsplit("/", 1)[0])
+        monkeypatch.delenv("no_proxy")
+        start = time.monotonic()
+        slow = scheduler("http://extender.test:8080/x").evaluate(make_pod("p"))
+        assert time.monotonic() - start < 2.5
+    assert slow.message() == f'Post "http://extender.test:8080/x/filter": {TIMEOUT_AWAITING_HEADERS}'
+
+
+def test_a_slow_name_lookup_is_within_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """getaddrinfo cannot time out: kubesim stops waiting for it at the call's deadline."""
+    import socket
+
+    real = socket.getaddrinfo
+
+    def slow(host: str, *args: Any, **kwargs: Any) -> Any:
+        if host == "slow-dns.test":
+            time.sleep(3)
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+    start = time.monotonic()
+    a = scheduler("http://slow-dns.test/x").evaluate(make_pod("p"))
+    assert time.monotonic() - start < 2.0
+    assert a.message() == f'Post "http://slow-dns.test/x/filter": {TIMEOUT_AWAITING_HEADERS}'

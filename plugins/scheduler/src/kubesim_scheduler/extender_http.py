@@ -23,6 +23,7 @@ import os
 import socket
 import ssl
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -208,10 +209,7 @@ class _DeadlineSocket:
         self._closed = False
 
     def _arm(self) -> None:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("timed out")
-        self.sock.settimeout(left)
+        self.sock.settimeout(_left(self.deadline))
 
     def recv_into(self, buffer: Any, nbytes: int = 0, flags: int = 0) -> int:
         self._arm()
@@ -241,13 +239,60 @@ class _DeadlineSocket:
             self.sock.close()
 
 
-def _open(host: str, port: int, deadline: float) -> socket.socket:
+def _left(deadline: float) -> float:
     left = deadline - time.monotonic()
     if left <= 0:
         raise TimeoutError("timed out")
-    sock = socket.create_connection((host, port), left)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return sock
+    return left
+
+
+def _open(host: str, port: int, deadline: float) -> socket.socket:
+    """socket.create_connection, with the name lookup and each connect within the deadline."""
+    error: OSError = OSError(f"no address for {host}")
+    for family, kind, proto, _, address in _resolve(host, port, deadline):
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.settimeout(_left(deadline))
+            sock.connect(address)
+        except OSError as e:
+            sock.close()
+            if isinstance(e, TimeoutError):
+                raise
+            error = e
+            continue
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+    raise error
+
+
+_Addresses = list[tuple[Any, Any, int, str, Any]]
+
+
+def _resolve(host: str, port: int, deadline: float) -> _Addresses:
+    """getaddrinfo, waiting at most until the deadline: a name is looked up in a daemon
+    thread (getaddrinfo itself cannot time out), an IP address at once."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    else:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    found: list[_Addresses | OSError] = []
+
+    def lookup() -> None:
+        try:
+            found.append(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except OSError as e:
+            found.append(e)
+
+    worker = threading.Thread(target=lookup, name=f"kubesim-lookup-{host}", daemon=True)
+    worker.start()
+    worker.join(_left(deadline))
+    if not found:
+        raise TimeoutError("timed out")
+    if isinstance(found[0], OSError):
+        raise found[0]
+    return found[0]
 
 
 class _DeadlineHTTPConnection(http.client.HTTPConnection):
@@ -277,10 +322,7 @@ class _DeadlineHTTPSConnection(_DeadlineHTTPConnection):
     def connect(self) -> None:
         super().connect()
         raw = cast("_DeadlineSocket", self.sock).sock
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("timed out")
-        raw.settimeout(left)
+        raw.settimeout(_left(self.deadline))
         self.sock = _DeadlineSocket(self.context.wrap_socket(raw, server_hostname=self.server_name), self.deadline)
 
 
@@ -324,12 +366,29 @@ def _transport_reason(e: BaseException, parts: urllib.parse.SplitResult) -> str:
         return f"net/http: HTTP/1.x transport connection broken: malformed HTTP response {go_quote(line)}"
     if isinstance(e, http.client.LineTooLong):
         return "net/http: HTTP/1.x transport connection broken: header line too long"
+    if isinstance(e, ssl.SSLCertVerificationError):
+        return f"tls: failed to verify certificate: x509: {_x509_reason(e, host)}"
     if isinstance(e, ssl.SSLError):
         return f"tls: {e.reason or e}"
     return str(e) or type(e).__name__
 
 
 # -------------------------------------------------------------------- TLS
+
+#: OpenSSL verify codes for an issuer that is not trusted (self-signed, unknown CA).
+_UNKNOWN_AUTHORITY = {18, 19, 20, 21}
+#: OpenSSL verify codes for a certificate that does not name the host (or IP address).
+_NAME_MISMATCH = {62, 64}
+
+
+def _x509_reason(e: ssl.SSLCertVerificationError, host: str) -> str:
+    """Go's crypto/x509 wording for the common verification failures."""
+    if e.verify_code in _UNKNOWN_AUTHORITY:
+        return "certificate signed by unknown authority"
+    if e.verify_code in _NAME_MISMATCH:
+        return f"certificate is not valid for {host}"
+    return str(e.verify_message or e.reason or e)
+
 
 
 def _ssl_context(tls: ExtenderTLSConfig | None, enable_https: bool) -> ssl.SSLContext | None:

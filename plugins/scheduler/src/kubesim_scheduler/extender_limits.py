@@ -2,7 +2,7 @@
 
 Extender calls are the scheduler's only real I/O, so they are its only wall-clock waits.
 Upstream (pkg/scheduler/extender.go) bounds a call by httpTimeout alone, with no size
-limit and no limit per run; kubesim adds the bounds below (documented in docs/scheduler.md)
+limit and no limit per run; kubesim adds the bounds below (documented in docs/extender-limits.md)
 so that no extender can make a run hang.
 """
 

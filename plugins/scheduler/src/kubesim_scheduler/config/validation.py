@@ -10,7 +10,7 @@ Upstream: pkg/scheduler/apis/config/validation/validation.go
 - an extender needs a urlPrefix that is an http or https URL with a host (upstream
   fails only when it calls the extender; kubesim says so before the run);
 - an extender's httpTimeout is within [0, MAX_EXTENDER_TIMEOUT] (upstream waits forever
-  on a negative one; kubesim bounds every wall-clock wait, see docs/scheduler.md).
+  on a negative one; kubesim bounds every wall-clock wait, see docs/extender-limits.md).
 """
 
 from __future__ import annotations
