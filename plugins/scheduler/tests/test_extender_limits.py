@@ -172,6 +172,8 @@ BAD_CONFIGS = [
      'extenders[0].urlPrefix: Invalid value: "http://[::1": ' + SCHEME.format("it does not parse as a URL")),
     ({"urlPrefix": "http://h:99999/x"},
      'extenders[0].urlPrefix: Invalid value: "http://h:99999/x": ' + SCHEME.format("it does not parse as a URL")),
+    ({"urlPrefix": "http://127.0.0.1/a\tb"},
+     'extenders[0].urlPrefix: Invalid value: "http://127.0.0.1/a\\tb": ' + SCHEME.format("it has a control character")),
     ({"urlPrefix": "http://127.0.0.1/x", "httpTimeout": "100000h"},
      'extenders[0].httpTimeout: Invalid value: "100000h0m0s": must be at most 10m0s '
      "(kubesim's bound on one extender call)"),
@@ -276,7 +278,7 @@ def test_kubesim_run_with_a_refused_port(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["validate", "run"])
-@pytest.mark.parametrize(("fields", "message"), [BAD_CONFIGS[0], BAD_CONFIGS[5], BAD_CONFIGS[8]],
+@pytest.mark.parametrize(("fields", "message"), [BAD_CONFIGS[0], BAD_CONFIGS[6], BAD_CONFIGS[9]],
                          ids=["ftp", "100000h", "overflow"])
 def test_kubesim_refuses_bad_extender_configs(tmp_path: Path, command: str, fields: dict[str, Any], message: str) -> None:
     write_inputs(tmp_path, fields)
@@ -390,3 +392,13 @@ def test_a_slow_name_lookup_is_within_the_deadline(monkeypatch: pytest.MonkeyPat
     a = scheduler("http://slow-dns.test/x").evaluate(make_pod("p"))
     assert time.monotonic() - start < 2.0
     assert a.message() == f'Post "http://slow-dns.test/x/filter": {TIMEOUT_AWAITING_HEADERS}'
+
+
+def test_the_request_path_is_escaped_as_go_does() -> None:
+    seen: list[bytes] = []
+    with serve_raw(send(ok_headers(len(FILTER_OK)) + FILTER_OK), seen) as url:
+        a = scheduler(url + "/a b%2F~c").evaluate(make_pod("p"))
+    assert a.succeeded
+    assert seen[0].split(b"\r\n")[0] == b"POST /scheduler/a%20b%2F~c/filter HTTP/1.1"
+    control = scheduler("http://127.0.0.1:1/a\nb").evaluate(make_pod("p"))  # the Python API does not validate
+    assert control.message() == 'parse "http://127.0.0.1:1/a\\nb/filter": net/url: invalid control character in URL'

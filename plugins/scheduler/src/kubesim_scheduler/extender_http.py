@@ -154,6 +154,8 @@ class HTTPTransport:
 
 def _split(url: str) -> urllib.parse.SplitResult:
     """urlsplit, with Go's url.Parse errors for what it cannot parse."""
+    if any(ch < " " or ch == "\x7f" for ch in url):
+        raise ExtenderError(f"parse {go_quote(url)}: net/url: invalid control character in URL")
     try:
         parts = urllib.parse.urlsplit(url)
         parts.port  # noqa: B018 - raises for a bad port
@@ -166,8 +168,14 @@ def _split(url: str) -> urllib.parse.SplitResult:
 def _request_target(parts: urllib.parse.SplitResult, conn: http.client.HTTPConnection) -> str:
     """The path and query; the whole URL when a plain HTTP proxy forwards the request."""
     if getattr(conn, "via_proxy", False):
-        return urllib.parse.urlunsplit(parts._replace(fragment=""))
-    return urllib.parse.urlunsplit(("", "", parts.path or "/", parts.query, ""))
+        path = urllib.parse.quote(parts.path or "/", safe=_PATH_SAFE)
+        return urllib.parse.urlunsplit(parts._replace(path=path, fragment=""))
+    path = urllib.parse.quote(parts.path or "/", safe=_PATH_SAFE)  # as Go's URL.EscapedPath
+    return urllib.parse.urlunsplit(("", "", path, parts.query, ""))
+
+
+#: Characters Go leaves unescaped in a path (besides letters and digits), and `%` of escapes kept.
+_PATH_SAFE = "/%!$&'()*+,;=:@-._~"
 
 
 def _read_body(resp: http.client.HTTPResponse, url: str) -> bytes:

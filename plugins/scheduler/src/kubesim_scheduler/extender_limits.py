@@ -33,6 +33,8 @@ RUN_WAIT_BUDGET = 1800.0
 def url_prefix_problem(url: str) -> str:
     """Why `url` cannot be an extender's urlPrefix ("" when it can): it must be an http or
     https URL with a host, the only ones Go's http.Client can POST to."""
+    if any(ch < " " or ch == "\x7f" for ch in url):
+        return "must be an http or https URL with a host (kubesim check: it has a control character)"
     try:
         parts = urllib.parse.urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
