@@ -3,7 +3,7 @@
 An `Extender` is upstream's framework.Extender: it filters and prioritizes the nodes the
 plugins left, binds, and narrows preemption candidates. Both kinds speak the same wire
 format (extender_types): an HTTP extender gets the JSON body POSTed to
-`<urlPrefix>/<verb>`, an in-process extender gets the same data as Python objects in a
+`<urlPrefix>/<verb>` (extender_http, within kubesim's bounds in extender_limits), an in-process extender gets the same data as Python objects in a
 method call (filter / prioritize / bind / preempt) and answers with the same shapes.
 
 In-process protocol (any object; only `name` and the verbs it serves are needed)::
