@@ -192,8 +192,9 @@ def build_cli(hooks: Hooks) -> click.Group:
     @click.argument("files", nargs=-1, required=True)
     @click.option("--allow-unknown-targets", is_flag=True, help="Allow patch/delete of objects no earlier operation creates.")
     @_verbose_options
-    def validate(files: tuple[str, ...], allow_unknown_targets: bool, verbose: int, quiet: int) -> None:
-        """Check scenario FILES without running them."""
+    def validate(files: tuple[str, ...], allow_unknown_targets: bool, verbose: int, quiet: int,
+                 **plugin_options: Any) -> None:
+        """Check scenario FILES (and the plugins' `run` options given, e.g. --scheduler-config) without running them."""
         configure_logging(_verbosity(verbose, quiet))
         try:
             scenarios = load_and_validate(files, hooks, allow_unknown_targets=allow_unknown_targets)
@@ -202,6 +203,9 @@ def build_cli(hooks: Hooks) -> click.Group:
         if quiet == 0:
             for s in scenarios:
                 click.echo(f"{s.name}: valid ({len(s.spec.operations)} operations)")
+
+    for option in hooks.run_options():  # their callbacks check them as `run` would
+        validate.params.append(option)
 
     @cli.command()
     @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
