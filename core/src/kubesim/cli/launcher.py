@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from kubesim.interrupts import catch_sigterm, exit_code, signal_name
+from kubesim.interrupts import catch_interrupts, exit_code, signal_name
 
 __all__ = ["main"]
 
@@ -17,7 +17,7 @@ def main() -> None:
     """Run the `kubesim` command (kubesim.cli.main.main); SIGINT (130) or SIGTERM (143) at any
     moment exits without a traceback."""
     try:
-        catch_sigterm()
+        catch_interrupts()
         from kubesim.cli.main import main as command
 
         command()
