@@ -18,7 +18,9 @@ import threading
 from types import FrameType
 from typing import Any
 
-__all__ = ["Terminated", "catch_interrupts", "exit_code", "signal_name"]
+__all__ = ["Terminated", "catch_interrupts", "exit_code", "received", "signal_name"]
+
+_received: list[signal.Signals] = []
 
 
 class Terminated(KeyboardInterrupt):
@@ -26,7 +28,21 @@ class Terminated(KeyboardInterrupt):
 
 
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    _received.append(signal.SIGTERM)
     raise Terminated()
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    _received.append(signal.SIGINT)
+    raise KeyboardInterrupt()
+
+
+def received() -> KeyboardInterrupt | None:
+    """The interrupt last received, if any (an interrupt inside the import system can surface as
+    another exception, e.g. a TypeError from a half-built ImportError)."""
+    if not _received:
+        return None
+    return Terminated() if _received[-1] == signal.SIGTERM else KeyboardInterrupt()
 
 
 def _redeliver(unraisable: Any, previous: Any = sys.unraisablehook) -> None:
@@ -47,6 +63,7 @@ def _redeliver(unraisable: Any, previous: Any = sys.unraisablehook) -> None:
 def catch_interrupts() -> None:
     """From now on SIGTERM raises Terminated in the main thread, and no interrupt is lost."""
     signal.signal(signal.SIGTERM, _raise_terminated)
+    signal.signal(signal.SIGINT, _raise_interrupt)
     sys.unraisablehook = _redeliver
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from kubesim.interrupts import catch_interrupts, exit_code, signal_name
+from kubesim.interrupts import catch_interrupts, exit_code, received, signal_name
 
 __all__ = ["main"]
 
@@ -22,5 +22,14 @@ def main() -> None:
 
         command()
     except KeyboardInterrupt as exc:
-        sys.stderr.write(f"error: interrupted ({signal_name(exc)})\n")
-        sys.exit(exit_code(exc))
+        _interrupted(exc)
+    except Exception:
+        interrupt = received()
+        if interrupt is None:
+            raise
+        _interrupted(interrupt)
+
+
+def _interrupted(exc: KeyboardInterrupt) -> None:
+    sys.stderr.write(f"error: interrupted ({signal_name(exc)})\n")
+    sys.exit(exit_code(exc))
