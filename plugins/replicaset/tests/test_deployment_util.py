@@ -25,7 +25,7 @@ from kubesim_replicaset.deployment.rollout import (
     new_rs_new_replicas,
     resolve_fenceposts,
 )
-from kubesim_replicaset.intorpercent import IntOrPercentError, scaled_value
+from kubesim.k8s.intorpercent import IntOrPercentError, scaled_value
 
 # TestResolveFenceposts: (maxSurge, maxUnavailable, desired, surge, unavailable, error)
 FENCEPOSTS = [

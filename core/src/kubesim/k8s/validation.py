@@ -285,6 +285,12 @@ def validate_object_meta(
                 f"{first.get('kind')}/{first.get('name')} and {second.get('kind')}/{second.get('name')}",
             )
         )
+    if old is not None:
+        # ValidateObjectMetaAccessorUpdate: identity fields never change (the registry resets
+        # creationTimestamp, deletionTimestamp and generation itself, as BeforeUpdate does)
+        for field in ("name", "namespace", "uid"):
+            if (meta.get(field) or "") != (old.get(field) or ""):
+                errs.append(invalid(f"metadata.{field}", meta.get(field) or "", "field is immutable"))
     if old is not None and old.get("deletionTimestamp"):
         added = sorted(set(finalizers) - set(old.get("finalizers") or []))
         if added:

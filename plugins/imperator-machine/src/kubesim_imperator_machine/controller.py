@@ -51,7 +51,7 @@ from kubesim_imperator_nodepool import (
     node_pool_name,
     set_status_condition,
 )
-from kubesim_statefulset import default_statefulset
+from kubesim.cluster.workload_defaults import default_statefulset
 
 from .names import core_namespace, machine_group_of, reservation_labels, reservation_name
 from .ownership import AlreadyOwned, controller_of, set_controller_reference

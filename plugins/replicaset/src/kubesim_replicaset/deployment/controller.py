@@ -17,7 +17,7 @@ from kubesim.cluster import LabelSelector, WatchEvent, copy_tree
 from kubesim.controllers import Client
 from kubesim.errors import ApiError, NotFound
 
-from ..intorpercent import IntOrPercentError
+from kubesim.k8s.intorpercent import IntOrPercentError
 from ..ownership import controller_ref
 from .sync import DeploymentSync, PodMap, SyncError
 
