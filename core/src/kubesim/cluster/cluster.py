@@ -31,8 +31,9 @@ from typing import Any
 import structlog
 
 from kubesim.clock import Clock
-from kubesim.errors import BadRequest
+from kubesim.errors import ApiError, BadRequest
 from kubesim.k8s.selectors import FieldSelector, LabelSelector
+from kubesim.k8s.validation import invalid, invalid_error
 
 from .admission import Admitter
 from .events import WatchHandler
@@ -201,6 +202,7 @@ class Cluster:
                     f"the namespace of the object ({meta.get('namespace', '')}) does not match the "
                     f"namespace on the request ({key[0]})"
                 )
+            _check_type_unchanged(self.registry, rt, new, key[1])
             new["apiVersion"], new["kind"] = old["apiVersion"], old["kind"]
             updated = self._writes.update(rt, key, new, actor, subresource)
         return copy_tree(updated)
@@ -278,6 +280,20 @@ def _type_of(registry: ResourceRegistry, obj: Any) -> ResourceType:
     if not isinstance(api_version, str) or not api_version:
         raise BadRequest(f"Object 'apiVersion' is missing in '{_short_json(obj)}'")
     return registry.lookup(api_version, kind)
+
+
+def _check_type_unchanged(registry: ResourceRegistry, rt: ResourceType, new: dict[str, Any], name: str) -> None:
+    """A patch may not turn the object into another kind (an apiVersion of the same kind is fine).
+
+    Upstream fails to decode such a patched object into the stored type; kubesim names the field.
+    """
+    try:
+        same = registry.lookup(str(new.get("apiVersion", "")), str(new.get("kind", ""))) is rt
+    except ApiError:
+        same = False
+    if not same:
+        field = "kind" if new.get("kind") != rt.kind else "apiVersion"
+        raise invalid_error(rt.group_kind, name, [invalid(field, new.get(field), "field is immutable")])
 
 
 def _name(meta: dict[str, Any]) -> str:

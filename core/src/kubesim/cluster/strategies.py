@@ -26,7 +26,7 @@ from .workload_defaults import (
     default_statefulset,
 )
 
-__all__ = ["apply_defaults", "prepare_for_create", "validate_kind", "validate_kind_update"]
+__all__ = ["apply_defaults", "prepare_for_create", "validate_kind", "validate_kind_update", "validate_status_update"]
 
 Obj = dict[str, Any]
 
@@ -140,6 +140,17 @@ def validate_kind(rt: ResourceType, obj: dict[str, Any]) -> list[FieldError]:
     """Kind-specific validation of a new object's own fields (metadata is checked elsewhere)."""
     validate = _VALIDATE.get((rt.group, rt.kind))
     return validate(obj) if validate is not None else []
+
+
+_VALIDATE_STATUS: dict[tuple[str, str], Callable[[Obj, Obj], list[FieldError]]] = {
+    ("", "Node"): nodes.validate_node_update,  # nodeStatusStrategy.ValidateUpdate is ValidateNodeUpdate
+}
+
+
+def validate_status_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+    """Validation of a status subresource write (the status strategy's ValidateUpdate)."""
+    validate = _VALIDATE_STATUS.get((rt.group, rt.kind))
+    return validate(new, old) if validate is not None else []
 
 
 def validate_kind_update(rt: ResourceType, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:

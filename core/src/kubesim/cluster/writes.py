@@ -252,6 +252,10 @@ class GenericStore:
         meta = new["metadata"]
         if subresource is None:
             self._validate_object(rt, new, old)
+        elif subresource == "status":
+            errs = strategies.validate_status_update(rt, new, old)
+            if errs:
+                raise invalid_error(rt.group_kind, key[1], errs)
         if admitting is not None:
             self.admission.validate(attrs.evolve(admitting, object=new))
         if subresource is None:
