@@ -11,6 +11,7 @@ modelled by kubesim and are not checked.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from kubesim.k8s.validation import (
@@ -169,7 +170,7 @@ def validate_pod_template(template: Any, path: str, *, with_spec: bool = True) -
     return errs
 
 
-def _container_updates(new: list[Any], old: list[Any], path: str) -> tuple[list[FieldError], bool]:
+def _container_updates(new: Sequence[Any], old: Sequence[Any], path: str) -> tuple[list[FieldError], bool]:
     """ValidateContainerUpdates: same number of containers, each with an image."""
     if len(new) != len(old):
         return [forbidden(path, "pod updates may not add or remove containers")], True
