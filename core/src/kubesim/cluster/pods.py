@@ -32,7 +32,8 @@ def default_pod(pod: dict[str, Any]) -> None:
     if not spec.get("dnsPolicy"):
         spec["dnsPolicy"] = "ClusterFirst"
     for field in _CONTAINER_LISTS:
-        for c in spec.get(field) or ():
+        containers = spec.get(field)
+        for c in containers if type(containers) is list else ():
             if type(c) is not dict:
                 continue
             resources = c.get("resources")

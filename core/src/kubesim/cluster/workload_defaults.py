@@ -114,7 +114,8 @@ def default_statefulset(obj: dict[str, Any]) -> None:
     if spec.get("revisionHistoryLimit") is None:
         spec["revisionHistoryLimit"] = 10
     default_template(spec)
-    for claim in spec.get("volumeClaimTemplates") or ():
+    claims = spec.get("volumeClaimTemplates")
+    for claim in claims if type(claims) is list else ():
         if type(claim) is not dict:
             continue
         claim.setdefault("apiVersion", "v1")
@@ -171,5 +172,7 @@ def default_job(obj: dict[str, Any]) -> None:
     tmeta = template.get("metadata") if type(template) is dict else None
     labels = tmeta.get("labels") if type(tmeta) is dict else None
     meta = obj.get("metadata")
-    if type(labels) is dict and labels and type(meta) is dict and not meta.get("labels"):
+    if type(labels) is dict and labels and type(meta) is dict and not meta.get("labels") and all(
+        type(v) is str for v in labels.values()
+    ):
         meta["labels"] = dict(labels)

@@ -145,7 +145,7 @@ def _match_label_keys(term: dict[str, Any], path: str) -> list[FieldError]:
                 keys.add(key)
     mismatched = {k for k in mismatch if isinstance(k, str)}
     for i, key in enumerate(match):
-        if key in mismatched:
+        if isinstance(key, str) and key in mismatched:
             errs.append(invalid(f"{path}.matchLabelKeys[{i}]", key, "exists in both matchLabelKeys and mismatchLabelKeys"))
     return errs
 

@@ -71,10 +71,18 @@ def _parsed_selector(selector: Any) -> LabelSelector | None:
         return NOTHING
     if not isinstance(selector, Mapping):
         return None
+    labels, expressions = selector.get("matchLabels"), selector.get("matchExpressions")
+    if (labels is not None and not isinstance(labels, Mapping)) or (expressions is not None and not isinstance(expressions, list)):
+        return None
     try:
         return LabelSelector.from_dict(selector)
     except ApiError:
         return None
+
+
+def _string_labels(labels: Any) -> dict[str, str]:
+    """The labels a selector can be matched against (values of other types are reported elsewhere)."""
+    return {k: v for k, v in labels.items() if isinstance(v, str)} if isinstance(labels, dict) else {}
 
 
 def _template_for_controller(template: Any, selector: LabelSelector, kind: str, path: str) -> list[FieldError]:
@@ -83,7 +91,7 @@ def _template_for_controller(template: Any, selector: LabelSelector, kind: str, 
         return [required(path)]
     errs: list[FieldError] = []
     labels = as_map(template.get("metadata")).get("labels")
-    if not selector.empty and not selector.matches(labels if isinstance(labels, dict) else {}):
+    if not selector.empty and not selector.matches(_string_labels(labels)):
         errs.append(invalid(f"{path}.metadata.labels", _sorted_map(labels),
                             "`selector` does not match template `labels`"))
     errs.extend(validate_pod_template(template, path, with_spec=kind != "StatefulSet"))
@@ -318,7 +326,7 @@ def validate_daemonset(ds: Mapping[str, Any]) -> list[FieldError]:
     template = spec.get("template")
     labels = as_map(as_map(template).get("metadata")).get("labels")
     # LabelSelectorAsSelector(nil) is Nothing, which matches no labels: a missing selector fails here
-    if parsed is not None and not parsed.matches(labels if isinstance(labels, dict) else {}):
+    if parsed is not None and not parsed.matches(_string_labels(labels)):
         errs.append(invalid("spec.template.metadata.labels", _sorted_map(labels),
                             "`selector` does not match template `labels`"))
     if isinstance(selector, dict) and not selector.get("matchLabels") and not selector.get("matchExpressions"):

@@ -28,13 +28,15 @@ _MAX_INDEXED_PARALLELISM = 100_000
 
 def _selector_matches(selector: Any, labels: Any, manual: bool) -> bool:
     sel = dict(as_map(selector))
+    if not isinstance(sel.get("matchLabels") or {}, dict) or not isinstance(sel.get("matchExpressions") or [], list):
+        return True  # the selector's own errors are reported
     if not manual:
         sel["matchLabels"] = {k: v for k, v in as_map(sel.get("matchLabels")).items() if k not in GENERATED_JOB_LABELS}
     try:
         parsed = LabelSelector.from_dict(sel)
     except ApiError:
         return True  # the selector's own errors are reported
-    return parsed.matches(labels if isinstance(labels, dict) else {})
+    return parsed.matches({k: v for k, v in labels.items() if isinstance(v, str)} if isinstance(labels, dict) else {})
 
 
 def validate_job(job: dict[str, Any]) -> list[FieldError]:

@@ -200,10 +200,10 @@ def _deadline_update(new: Any, old: Any) -> list[FieldError]:
 
 def _only_deleted_gates(new: Any, old: Any, path: str) -> list[FieldError]:
     """validateOnlyDeletedSchedulingGates."""
-    old_names = {as_map(g).get("name") for g in as_list(old)}
-    added: dict[Any, int] = {}
+    old_names = {str(as_map(g).get("name")) for g in as_list(old)}
+    added: dict[str, int] = {}
     for i, gate in enumerate(as_list(new)):
-        added[as_map(gate).get("name")] = i
+        added[str(as_map(gate).get("name"))] = i
     return [
         forbidden(f"{path}[{i}].name", f"only deletion is allowed, but found new scheduling gate '{name}'")
         for name, i in sorted(added.items(), key=lambda item: item[1])

@@ -54,7 +54,7 @@ def _match_label_keys(keys: Any, selector: Any, path: str) -> list[FieldError]:
         errs.append(forbidden(path, "must not be specified when labelSelector is not set"))
     for i, key in enumerate(keys):
         errs.extend(validate_label_name(key, f"{path}[{i}]"))
-        if key in in_selector:
+        if isinstance(key, str) and key in in_selector:
             errs.append(invalid(f"{path}[{i}]", key, "exists in both matchLabelKeys and labelSelector"))
     return errs
 
