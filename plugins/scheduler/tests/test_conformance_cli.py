@@ -15,9 +15,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 import conformance_data
+import yaml
 from kubesim_cli import run_kubesim
 
 API = "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1"

@@ -23,7 +23,7 @@ from kubesim.k8s.validation import (
 from .taints import validate_label_name
 from .values import as_int, as_list, as_map
 
-__all__ = ["validate_affinity", "validate_label_selector_field", "validate_label_keys"]
+__all__ = ["validate_affinity", "validate_label_keys", "validate_label_selector_field"]
 
 _WEIGHT = "must be in the range 1-100"
 

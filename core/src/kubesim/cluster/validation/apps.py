@@ -34,10 +34,10 @@ from .podspec import validate_pod_template
 from .values import as_int, as_map, nonnegative, not_supported
 
 __all__ = [
+    "not_more_than_100_percent",
     "validate_daemonset",
     "validate_deployment",
     "validate_immutable_selector",
-    "not_more_than_100_percent",
     "validate_int_or_percent",
     "validate_replicaset",
     "validate_statefulset",

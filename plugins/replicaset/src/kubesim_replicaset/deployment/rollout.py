@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from kubesim.k8s.intorpercent import scaled_value
+
 from ..podstate import parse_timestamp
 from .annotations import DESIRED_REPLICAS_ANNOTATION, max_replicas_annotation
 from .conditions import NEW_RS_AVAILABLE_REASON, PROGRESSING, TIMED_OUT_REASON, get_condition
