@@ -1,8 +1,5 @@
 """Resource names and quantities: container requests/limits and node capacity/allocatable.
 
-Besides upstream's rules, a quantity must fit the int64 kube-scheduler computes it in (cpu as
-MilliValue, the rest as Value): kubesim's own bound, said so in the message.
-
 Ports k8s.io/kubernetes pkg/apis/core/validation/validation.go (ValidateResourceRequirements,
 validateContainerResourceName, validateResourceName, ValidateResourceQuantityValue,
 ValidateNonnegativeQuantity) and the name predicates of pkg/apis/core/helper/helpers.go
@@ -15,14 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubesim.k8s.quantity import NANO, QuantityError, canonical, nano_to_milli, nano_to_value, parse
+from kubesim.k8s.quantity import NANO, QuantityError, canonical, parse
 from kubesim.k8s.validation import FieldError, invalid, is_qualified_name, required
 
 from .values import NEGATIVE
 
-__all__ = ["MAX_INT64", "validate_resource_quantity", "validate_resource_requirements"]
-
-MAX_INT64 = 2**63 - 1
+__all__ = ["validate_resource_quantity", "validate_resource_requirements"]
 
 _CONTAINER_RESOURCES = {"cpu", "memory", "ephemeral-storage"}
 _STANDARD_RESOURCES = _CONTAINER_RESOURCES | {
@@ -80,18 +75,6 @@ def _parsed(q: Any, path: str) -> tuple[int | None, list[FieldError]]:
         return None, [invalid(path, q, f"must be a valid resource quantity: {reason}")]
 
 
-def _int64_errors(name: str, nano: int, q: Any, path: str) -> list[FieldError]:
-    """kubesim's own bound: kube-scheduler computes cpu as int64 MilliValue, the rest as int64 Value."""
-    if name == "cpu":
-        if nano_to_milli(nano) > MAX_INT64:
-            return [invalid(path, canonical(q), f"must be at most {MAX_INT64}m (kubesim computes cpu in int64 "
-                                                "milli-units, as kube-scheduler does)")]
-    elif nano_to_value(nano) > MAX_INT64:
-        return [invalid(path, canonical(q), f"must be at most {MAX_INT64} (kubesim computes {name} in int64, as "
-                                            "kube-scheduler does)")]
-    return []
-
-
 def validate_resource_quantity(name: str, q: Any, path: str) -> list[FieldError]:
     """ValidateResourceQuantityValue: not negative, whole for integer resources."""
     nano, errs = _parsed(q, path)
@@ -99,7 +82,6 @@ def validate_resource_quantity(name: str, q: Any, path: str) -> list[FieldError]
         return errs
     if nano < 0:
         errs.append(invalid(path, canonical(q), NEGATIVE))
-    errs.extend(_int64_errors(name, nano, q, path))
     if _is_integer_resource(name) and nano % NANO:
         errs.append(invalid(path, canonical(q), "must be an integer"))
     return errs
