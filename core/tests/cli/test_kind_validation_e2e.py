@@ -72,6 +72,11 @@ CASES = {
         "apiVersion: batch/v1, kind: Job, metadata: {name: j}, spec: {parallelism: -1, " + TEMPLATE + "}",
         'Job.batch "j" is invalid: [spec.parallelism: Invalid value: -1: must be greater than or equal to 0, '
         'spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"]'),
+    "job-own-selector": (
+        "apiVersion: batch/v1, kind: Job, metadata: {name: j}, spec: {selector: {matchLabels: {app: w}}, "
+        "template: {metadata: {labels: {app: w}}, spec: {restartPolicy: Never, " + CONTAINERS + "}}}",
+        'Job.batch "j" is invalid: spec.selector: Invalid value: {"matchLabels":{"app":"w",'
+        '"batch.kubernetes.io/controller-uid":"00000000-0000-0000-0000-000000000000"}}: `selector` not auto-generated'),
     "daemonset-selector": (
         "apiVersion: apps/v1, kind: DaemonSet, metadata: {name: d}, spec: {selector: {matchLabels: {app: x}}, "
         + TEMPLATE + "}",

@@ -6,6 +6,7 @@ server's messages."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -172,12 +173,34 @@ def job(**spec: Any) -> dict[str, Any]:
     ({"backoffLimit": -1}, "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"),
     ({"completionMode": "Sometimes"},
      'spec.completionMode: Unsupported value: "Sometimes": supported values: "NonIndexed", "Indexed"'),
-    ({"manualSelector": True}, "spec.selector: Required value"),
+    ({"manualSelector": True},
+     "[spec.selector: Required value, spec.template.metadata.labels: Invalid value: null: `selector` does not match "
+     "template `labels`]"),
     ({"manualSelector": True, "selector": {"matchLabels": {"a": "b"}}},
      "spec.template.metadata.labels: Invalid value: null: `selector` does not match template `labels`"),
 ])
 def test_job(spec: dict[str, Any], message: str) -> None:
     assert create_error(job(**spec)) == f'Job.batch "j" is invalid: {message}'
+
+
+def test_job_selector_is_generated_unless_manual() -> None:
+    c = Cluster(Clock())
+    created = c.create(job())
+    uid = created["metadata"]["uid"]
+    assert created["spec"]["selector"] == {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+    assert created["spec"]["template"]["metadata"]["labels"] == {
+        "job-name": "j", "batch.kubernetes.io/job-name": "j", "controller-uid": uid,
+        "batch.kubernetes.io/controller-uid": uid}
+    # a selector of one's own needs manualSelector: true (validateGeneratedSelector)
+    own = job(selector={"matchLabels": {"app": "w"}})
+    own["spec"]["template"]["metadata"] = {"labels": {"app": "w"}}
+    message = re.sub(r'"[0-9a-f-]{36}"', '"<uid>"', create_error(own, c))
+    assert message == (
+        'Job.batch "j" is invalid: spec.selector: Invalid value: {"matchLabels":{"app":"w",'
+        '"batch.kubernetes.io/controller-uid":"<uid>"}}: `selector` not auto-generated')
+    own["spec"]["manualSelector"] = True
+    own["metadata"]["name"] = "j2"
+    assert c.create(own)["spec"]["selector"] == {"matchLabels": {"app": "w"}}
 
 
 def test_job_template_must_not_restart_always() -> None:

@@ -24,9 +24,10 @@ from .workload_defaults import (
     default_job,
     default_replicaset,
     default_statefulset,
+    generate_job_selector,
 )
 
-__all__ = ["apply_defaults", "prepare_for_create", "validate_kind", "validate_kind_update", "validate_status_update"]
+__all__ = ["apply_defaults", "prepare_for_create", "prepare_for_validation", "validate_kind", "validate_kind_update", "validate_status_update"]
 
 Obj = dict[str, Any]
 
@@ -93,11 +94,20 @@ def apply_defaults(rt: ResourceType, obj: dict[str, Any]) -> None:
             labels["kubernetes.io/metadata.name"] = name
 
 
+def prepare_for_validation(rt: ResourceType, obj: dict[str, Any]) -> None:
+    """The part of PrepareForCreate that validation depends on (a Job's generated selector)."""
+    if (rt.group, rt.kind) == ("batch", "Job"):
+        generate_job_selector(obj)
+
+
 def prepare_for_create(rt: ResourceType, obj: dict[str, Any], builtin: bool, now: str) -> None:
     """Reset what a client may not set on create, chiefly the status (in place)."""
     gk = (rt.group, rt.kind)
     if gk == _POD:
         obj["status"] = initial_pod_status(obj)
+    elif gk == ("batch", "Job"):
+        prepare_for_validation(rt, obj)
+        obj["status"] = {}
     elif gk == _NAMESPACE:
         obj["status"] = {"phase": "Active"}
         spec = obj.get("spec")

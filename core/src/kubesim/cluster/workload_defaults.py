@@ -14,13 +14,19 @@ from typing import Any
 from .pods import default_pod
 
 __all__ = [
+    "JOB_CONTROLLER_UID_LABELS",
+    "JOB_NAME_LABELS",
     "default_daemonset",
     "default_deployment",
     "default_job",
     "default_replicaset",
     "default_statefulset",
     "default_template",
+    "generate_job_selector",
 ]
+
+JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
+JOB_CONTROLLER_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
 
 
 def default_template(spec: dict[str, Any]) -> None:
@@ -176,3 +182,38 @@ def default_job(obj: dict[str, Any]) -> None:
         type(v) is str for v in labels.values()
     ):
         meta["labels"] = dict(labels)
+
+
+def generate_job_selector(job: dict[str, Any]) -> None:
+    """jobStrategy.PrepareForCreate's generateSelector, unless spec.manualSelector is true.
+
+    The template gets the job-name and controller-uid labels (a label the user set is kept, and
+    validation refuses it if it differs) and the selector matches the controller-uid label.
+    Needs metadata.name and metadata.uid; objects of the wrong shape are left to validation.
+    """
+    spec, meta = job.get("spec"), job.get("metadata")
+    if type(spec) is not dict or type(meta) is not dict or spec.get("manualSelector") is True:
+        return
+    template = spec.get("template")
+    if type(template) is not dict:
+        return
+    tmeta = template.get("metadata")
+    if tmeta is None:
+        tmeta = template["metadata"] = {}
+    labels = tmeta.get("labels") if type(tmeta) is dict else None
+    if type(tmeta) is dict and labels is None:
+        labels = tmeta["labels"] = {}
+    selector = spec.get("selector")
+    if selector is None:
+        selector = spec["selector"] = {}
+    match = selector.get("matchLabels") if type(selector) is dict else None
+    if type(selector) is dict and match is None:
+        match = selector["matchLabels"] = {}
+    if type(labels) is not dict or type(match) is not dict:
+        return
+    name, uid = str(meta.get("name") or ""), str(meta.get("uid") or "")
+    for key in JOB_NAME_LABELS:
+        labels.setdefault(key, name)
+    for key in JOB_CONTROLLER_UID_LABELS:
+        labels.setdefault(key, uid)
+    match.setdefault(JOB_CONTROLLER_UID_LABELS[1], uid)

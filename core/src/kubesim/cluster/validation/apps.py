@@ -35,6 +35,8 @@ from .values import as_int, as_map, nonnegative, not_supported
 
 __all__ = [
     "not_more_than_100_percent",
+    "selector_value",
+    "sorted_map",
     "validate_daemonset",
     "validate_deployment",
     "validate_immutable_selector",
@@ -48,15 +50,15 @@ _MUTABLE_STS = ("replicas", "ordinals", "template", "updateStrategy", "persisten
                 "minReadySeconds")
 
 
-def _sorted_map(value: Any) -> Any:
+def sorted_map(value: Any) -> Any:
     return dict(sorted(value.items())) if isinstance(value, dict) else value
 
 
-def _selector_value(selector: Mapping[str, Any]) -> dict[str, Any]:
+def selector_value(selector: Mapping[str, Any]) -> dict[str, Any]:
     """metav1.LabelSelector as JSON (omitempty fields left out, map keys sorted)."""
     out: dict[str, Any] = {}
     if selector.get("matchLabels"):
-        out["matchLabels"] = _sorted_map(selector["matchLabels"])
+        out["matchLabels"] = sorted_map(selector["matchLabels"])
     if selector.get("matchExpressions"):
         out["matchExpressions"] = [
             {k: e[k] for k in ("key", "operator", "values") if isinstance(e, dict) and e.get(k) not in (None, [], "")}
@@ -92,7 +94,7 @@ def _template_for_controller(template: Any, selector: LabelSelector, kind: str, 
     errs: list[FieldError] = []
     labels = as_map(template.get("metadata")).get("labels")
     if not selector.empty and not selector.matches(_string_labels(labels)):
-        errs.append(invalid(f"{path}.metadata.labels", _sorted_map(labels),
+        errs.append(invalid(f"{path}.metadata.labels", sorted_map(labels),
                             "`selector` does not match template `labels`"))
     errs.extend(validate_pod_template(template, path, with_spec=kind != "StatefulSet"))
     spec = as_map(template.get("spec"))
@@ -115,11 +117,11 @@ def _selector_and_template(spec: Mapping[str, Any], path: str, kind: str, empty_
     else:
         errs.extend(validate_label_selector(selector, f"{path}.selector"))
         if not selector.get("matchLabels") and not selector.get("matchExpressions"):
-            errs.append(invalid(f"{path}.selector", _selector_value(selector),
+            errs.append(invalid(f"{path}.selector", selector_value(selector),
                                 f"empty selector is invalid for {empty_word}"))
     parsed = _parsed_selector(selector)
     if parsed is None:
-        errs.append(invalid(f"{path}.selector", _selector_value(as_map(selector)), "invalid label selector"))
+        errs.append(invalid(f"{path}.selector", selector_value(as_map(selector)), "invalid label selector"))
         return errs
     errs.extend(_template_for_controller(spec.get("template"), parsed, kind, f"{path}.template"))
     return errs
@@ -249,11 +251,11 @@ def _statefulset_spec(spec: Mapping[str, Any]) -> list[FieldError]:
     else:
         errs.extend(validate_label_selector(selector, "spec.selector"))
         if not selector.get("matchLabels") and not selector.get("matchExpressions"):
-            errs.append(invalid("spec.selector", _selector_value(selector), "empty selector is invalid for statefulset"))
+            errs.append(invalid("spec.selector", selector_value(selector), "empty selector is invalid for statefulset"))
     parsed = _parsed_selector(selector)
     if parsed is None:
         if isinstance(selector, dict):
-            errs.append(invalid("spec.selector", _selector_value(selector), ""))
+            errs.append(invalid("spec.selector", selector_value(selector), ""))
     else:
         errs.extend(_template_for_controller(spec.get("template"), parsed, "StatefulSet", "spec.template"))
     return errs
@@ -327,10 +329,10 @@ def validate_daemonset(ds: Mapping[str, Any]) -> list[FieldError]:
     labels = as_map(as_map(template).get("metadata")).get("labels")
     # LabelSelectorAsSelector(nil) is Nothing, which matches no labels: a missing selector fails here
     if parsed is not None and not parsed.matches(_string_labels(labels)):
-        errs.append(invalid("spec.template.metadata.labels", _sorted_map(labels),
+        errs.append(invalid("spec.template.metadata.labels", sorted_map(labels),
                             "`selector` does not match template `labels`"))
     if isinstance(selector, dict) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
-        errs.append(invalid("spec.selector", _selector_value(selector), "empty selector is invalid for daemonset"))
+        errs.append(invalid("spec.selector", selector_value(selector), "empty selector is invalid for daemonset"))
     errs.extend(validate_pod_template(template, "spec.template"))
     pod_spec = as_map(as_map(template).get("spec"))
     policy = pod_spec.get("restartPolicy") or ""
