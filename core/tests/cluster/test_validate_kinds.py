@@ -55,6 +55,7 @@ def taint(key: str = "k", effect: str = "NoSchedule", **rest: Any) -> dict[str, 
      "'MyValue',  or 'my_value',  or '12345', regex used for validation is "
      "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"),
     ({"status": []}, "status: Invalid value: []: must be a node status object"),
+    ({"spec": {"taints": "NoSchedule"}}, 'metadata.taints: Invalid value: "NoSchedule": must be a list of taints'),
 ])
 def test_node(fields: dict[str, Any], message: str) -> None:
     # upstream's ValidateNode puts taints under metadata (fldPath.Child("taints") of "metadata")

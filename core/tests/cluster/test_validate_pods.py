@@ -233,6 +233,12 @@ def test_negative_termination_grace_period_is_accepted_as_upstream_does() -> Non
     assert created["spec"]["terminationGracePeriodSeconds"] == -5
 
 
+def test_lists_given_as_strings_are_named() -> None:
+    assert create_error(pod(tolerations="all", schedulingGates="g")) == (
+        '[spec.schedulingGates: Invalid value: "g": must be a list of scheduling gates, '
+        'spec.tolerations: Invalid value: "all": must be a list of tolerations]')
+
+
 def test_wrong_types_give_field_errors_not_crashes() -> None:
     message = create_error(pod(tolerations=["x"], topologySpreadConstraints=[3], affinity="near"))
     assert message == (

@@ -30,7 +30,7 @@ from .affinity import validate_affinity
 from .resources import validate_resource_requirements
 from .taints import validate_only_added_tolerations, validate_tolerations
 from .topology import validate_topology_spread_constraints
-from .values import as_int, as_list, as_map, in_range, not_supported
+from .values import as_int, as_list, as_map, in_range, not_a_list, not_supported
 
 __all__ = ["validate_pod", "validate_pod_spec", "validate_pod_template", "validate_pod_update"]
 
@@ -94,7 +94,7 @@ def _names(spec: dict[str, Any], field: str, check: Any) -> list[FieldError]:
 
 def _scheduling_gates(gates: Any, path: str) -> list[FieldError]:
     """validateSchedulingGates: qualified names, no duplicates."""
-    errs: list[FieldError] = []
+    errs = not_a_list(gates, path, "scheduling gates")
     seen: set[str] = set()
     for i, gate in enumerate(as_list(gates)):
         name = as_map(gate).get("name")

@@ -10,7 +10,7 @@ from typing import Any
 
 from kubesim.k8s.validation import FieldError, forbidden, invalid, is_label_value, is_qualified_name, required
 
-from .values import as_list, as_map, not_supported
+from .values import as_list, as_map, not_a_list, not_supported
 
 __all__ = [
     "TAINT_EFFECTS",
@@ -49,7 +49,7 @@ def _label_value_errors(value: Any, path: str) -> list[FieldError]:
 
 def validate_node_taints(taints: Any, path: str) -> list[FieldError]:
     """validateNodeTaints: valid key, value and effect; unique by key and effect."""
-    errs: list[FieldError] = []
+    errs = not_a_list(taints, path, "taints")
     seen: set[tuple[str, str]] = set()
     for i, taint in enumerate(as_list(taints)):
         p = f"{path}[{i}]"
@@ -69,7 +69,7 @@ def validate_node_taints(taints: Any, path: str) -> list[FieldError]:
 
 def validate_tolerations(tolerations: Any, path: str) -> list[FieldError]:
     """ValidateTolerations, in upstream's order of checks."""
-    errs: list[FieldError] = []
+    errs = not_a_list(tolerations, path, "tolerations")
     for i, t in enumerate(as_list(tolerations)):
         p = f"{path}[{i}]"
         if not isinstance(t, dict):

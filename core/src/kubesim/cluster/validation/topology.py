@@ -13,7 +13,7 @@ from kubesim.k8s.validation import FieldError, duplicate, forbidden, invalid, re
 
 from .affinity import validate_label_selector_field
 from .taints import validate_label_name
-from .values import NOT_POSITIVE, as_int, as_list, as_map, not_supported
+from .values import NOT_POSITIVE, as_int, as_list, as_map, not_a_list, not_supported
 
 __all__ = ["validate_topology_spread_constraints"]
 
@@ -62,7 +62,7 @@ def _match_label_keys(keys: Any, selector: Any, path: str) -> list[FieldError]:
 def validate_topology_spread_constraints(constraints: Any, path: str) -> list[FieldError]:
     """validateTopologySpreadConstraints, each constraint's checks in upstream's order."""
     items = as_list(constraints)
-    errs: list[FieldError] = []
+    errs = not_a_list(constraints, path, "topology spread constraints")
     for i, c in enumerate(items):
         p = f"{path}[{i}]"
         if not isinstance(c, dict):

@@ -22,6 +22,7 @@ __all__ = [
     "immutable",
     "in_range",
     "nonnegative",
+    "not_a_list",
     "not_supported",
     "positive",
     "under",
@@ -51,6 +52,13 @@ def as_map(value: Any) -> Mapping[str, Any]:
 def as_list(value: Any) -> Sequence[Any]:
     """The value when it is a JSON array, else an empty one."""
     return value if isinstance(value, list) else []
+
+
+def not_a_list(value: Any, path: str, items: str) -> list[FieldError]:
+    """A field that must be a JSON array (absent is fine); the decoder normally says so first."""
+    if value is None or isinstance(value, list):
+        return []
+    return [invalid(path, value, f"must be a list of {items}")]
 
 
 def nonnegative(value: Any, path: str) -> list[FieldError]:
