@@ -191,10 +191,19 @@ def test_update_of_a_missing_object(cluster: Cluster) -> None:
 def test_update_keeps_system_fields(cluster: Cluster) -> None:
     created = cluster.create(CM)
     updated = cluster.update(
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "uid": "forged"}, "data": {}}
+        {"apiVersion": "v1", "kind": "ConfigMap",
+         "metadata": {"name": "cfg", "creationTimestamp": "2000-01-01T00:00:00Z"}, "data": {}}
     )
     for field in ("uid", "creationTimestamp"):
         assert updated["metadata"][field] == created["metadata"][field]
+
+
+def test_update_refuses_a_different_uid(cluster: Cluster) -> None:
+    # ValidateObjectMetaUpdate: an absent uid is filled in, a different one is refused
+    cluster.create(CM)
+    with pytest.raises(Invalid) as err:
+        cluster.update({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "uid": "forged"}})
+    assert err.value.message == 'ConfigMap "cfg" is invalid: metadata.uid: Invalid value: "forged": field is immutable'
 
 
 def test_generation_counts_spec_changes_only(cluster: Cluster, build: Any) -> None:

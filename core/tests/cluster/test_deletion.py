@@ -135,12 +135,17 @@ def test_orphan_deletion_strips_owner_references(
     ]
 
 
+def _job(name: str) -> dict[str, Any]:
+    template = {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name}, "spec": {"template": template}}
+
+
 def test_jobs_and_replication_controllers_orphan_by_default(cluster: Cluster, build: Any) -> None:
-    job = cluster.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {}})
+    job = cluster.create(_job("j"))
     cluster.create(build.owned(build.pod("jp"), job))
     cluster.delete("batch/v1", "Job", "j")
     assert _names(cluster, "v1", "Pod") == ["jp"]
-    job = cluster.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j2"}, "spec": {}})
+    job = cluster.create(_job("j2"))
     cluster.create(build.owned(build.pod("jp2"), job))
     cluster.delete("batch/v1", "Job", "j2", propagation_policy="Background")
     assert _names(cluster, "v1", "Pod") == ["jp"]

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-
-from kubesim.controllers import ControllerWaiter
-from kubesim.controllers import LoopGuard, NotSettled, SettleLimits, settle
+from kubesim.controllers import ControllerWaiter, LoopGuard, NotSettled, SettleLimits, settle
 
 
 class Fake:

@@ -32,9 +32,9 @@ import structlog
 
 from kubesim.apiextensions import FIELD_VALIDATIONS, field_validation_error
 from kubesim.clock import Clock
-from kubesim.errors import BadRequest
-from kubesim.k8s.validation import invalid_error
+from kubesim.errors import ApiError, BadRequest
 from kubesim.k8s.selectors import FieldSelector, LabelSelector
+from kubesim.k8s.validation import invalid, invalid_error
 
 from .admission import Admitter
 from .events import WatchHandler
@@ -217,6 +217,7 @@ class Cluster:
                     f"the namespace of the object ({meta.get('namespace', '')}) does not match the "
                     f"namespace on the request ({key[0]})"
                 )
+            _check_type_unchanged(self.registry, rt, new, key[1])
             new["apiVersion"], new["kind"] = old["apiVersion"], old["kind"]
             updated = self._writes.update(rt, key, new, actor, subresource, field_validation)
         return copy_tree(updated)
@@ -300,6 +301,20 @@ def _check_field_validation(options: str, value: str) -> None:
     """ValidateFieldValidation (apimachinery meta/v1/validation): Ignore, Strict or Warn."""
     if value not in FIELD_VALIDATIONS:
         raise invalid_error(f"{options}.meta.k8s.io", "", [field_validation_error(value)])
+
+
+def _check_type_unchanged(registry: ResourceRegistry, rt: ResourceType, new: dict[str, Any], name: str) -> None:
+    """A patch may not turn the object into another kind (an apiVersion of the same kind is fine).
+
+    Upstream fails to decode such a patched object into the stored type; kubesim names the field.
+    """
+    try:
+        same = registry.lookup(str(new.get("apiVersion", "")), str(new.get("kind", ""))) is rt
+    except ApiError:
+        same = False
+    if not same:
+        field = "kind" if new.get("kind") != rt.kind else "apiVersion"
+        raise invalid_error(rt.group_kind, name, [invalid(field, new.get(field), "field is immutable")])
 
 
 def _name(meta: dict[str, Any]) -> str:

@@ -14,11 +14,12 @@ from kubesim.k8s.validation import invalid_error, name_check_for, validate_objec
 
 from .jsontree import copy_tree
 from .registry import ResourceRegistry
-from .strategies import apply_defaults, validate_kind
+from .strategies import apply_defaults, prepare_for_validation, validate_kind
 
 __all__ = ["check_new_object"]
 
 _PLACEHOLDER_SUFFIX = "zzzzz"  # stands in for the 5 characters generateName adds
+_PLACEHOLDER_UID = "00000000-0000-0000-0000-000000000000"  # the uid the create would assign
 
 
 def check_new_object(
@@ -39,6 +40,8 @@ def check_new_object(
         apply_defaults(rt, candidate, field_validation)
     except BadRequest as exc:  # a custom resource with fields its schema does not declare
         return exc.message
+    meta["uid"] = _PLACEHOLDER_UID
+    prepare_for_validation(rt, candidate)
     errors = validate_object_meta(meta, name_check_for(rt.group, rt.kind))
     errors.extend(validate_kind(rt, candidate))
     if not errors:

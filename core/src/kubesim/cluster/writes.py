@@ -40,7 +40,8 @@ from .store import Key, ObjectStore, owner_uids
 
 __all__ = ["GenericStore", "checked_metadata"]
 
-_SYSTEM_FIELDS = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation")
+_SYSTEM_FIELDS = ("creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation")
+"""Reset from the stored object on update (rest.BeforeUpdate); a uid is kept only when absent."""
 _NO_RESOURCE = "the server could not find the requested resource"
 _MISSING = object()
 
@@ -178,7 +179,10 @@ class GenericStore:
     def _validate_object(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         meta = obj["metadata"]
         errs = validate_object_meta(meta, name_check_for(rt.group, rt.kind), old["metadata"] if old else None)
-        errs.extend(strategies.validate_kind(rt, obj))
+        if old is None:
+            errs.extend(strategies.validate_kind(rt, obj))
+        else:
+            errs.extend(strategies.validate_kind_update(rt, obj, old))
         if errs:
             raise invalid_error(rt.group_kind, str(meta.get("name") or ""), errs)
         if rt is self._priority_classes:
@@ -232,6 +236,8 @@ class GenericStore:
                     meta[field] = old_meta[field]
                 else:
                     meta.pop(field, None)
+            if not meta.get("uid"):  # a different uid is refused by validation (field is immutable)
+                meta["uid"] = old_meta.get("uid")
             meta["name"] = key[1]
             if rt.namespaced:
                 meta["namespace"] = key[0]
@@ -250,8 +256,8 @@ class GenericStore:
         meta = new["metadata"]
         if subresource is None:
             self._validate_object(rt, new, old)
-        elif rt.custom is not None:  # customResourceStatusStrategy validates status against the schema
-            errs = rt.custom.validate(new, "status")
+        elif subresource == "status":
+            errs = strategies.validate_status_update(rt, new, old)
             if errs:
                 raise invalid_error(rt.group_kind, key[1], errs)
         if admitting is not None:
@@ -480,10 +486,11 @@ def _grace_period(pod: dict[str, Any], requested: int | None) -> int:
         return 0
     if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
         return 0
-    if requested is not None:
-        return requested
-    period = (pod.get("spec") or {}).get("terminationGracePeriodSeconds")
-    return 30 if period is None else int(period)
+    period = requested if requested is not None else (pod.get("spec") or {}).get("terminationGracePeriodSeconds")
+    if period is None:
+        return 30
+    # rest.BeforeDelete: "Negative values will be treated as the value `1s` on the delete path."
+    return int(period) if int(period) >= 0 else 1
 
 
 def _finalized(new: dict[str, Any], old: dict[str, Any]) -> bool:
