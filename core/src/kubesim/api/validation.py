@@ -18,6 +18,7 @@ from kubesim.api.operations import ScenarioOperation
 from kubesim.api.scenario import API_VERSION, KIND, Scenario
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import Problem
+from kubesim.input_limits import InputLimitError
 
 __all__ = [
     "MAX_STEP",
@@ -57,7 +58,7 @@ def parse_patch(text: str, patch_type: str) -> Any:
     written twice is an error (DuplicateKeys, a ValueError naming its path in the body)."""
     try:
         body = load_json(text)
-    except DuplicateKeys:
+    except (DuplicateKeys, InputLimitError):
         raise
     except ValueError:
         try:

@@ -14,6 +14,7 @@ from typing import Any
 from kubesim.api import API_VERSION, KIND, Scenario, structure
 from kubesim.api.loader import load_documents
 from kubesim.errors import InvalidInput, Problem
+from kubesim.input_limits import MAX_RESULT_DEPTH
 from kubesim.results.gcpause import paused_gc
 
 __all__ = ["is_result_document", "load_results", "parse_results"]
@@ -62,4 +63,4 @@ def parse_results(documents: Sequence[Any], file: str | None = None) -> list[Sce
 def load_results(path: str | Path) -> list[Scenario]:
     """Every result in a file (a Scenario, a JSON list of them, or YAML documents), in file order."""
     with paused_gc():
-        return parse_results(load_documents(path), str(path))
+        return parse_results(load_documents(path, MAX_RESULT_DEPTH), str(path))
