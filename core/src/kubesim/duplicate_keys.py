@@ -17,7 +17,7 @@ import attrs
 import yaml
 
 from kubesim.errors import Problem
-from kubesim.input_limits import MAX_DEPTH, check_json_depth, check_yaml_node, check_yaml_text, too_deep
+from kubesim.input_limits import MAX_DEPTH, check_yaml_node, check_yaml_text, json_loads
 
 __all__ = ["DuplicateKey", "DuplicateKeys", "load_json", "load_yaml", "yaml_duplicate_keys"]
 
@@ -128,12 +128,11 @@ class _Repeated(dict[str, Any]):
 
 
 def load_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
-    """json.loads, but DuplicateKeys when an object repeats a key, InputLimitError when it
-    nests deeper than `max_depth`; json.JSONDecodeError on a syntax error (see
+    """json.loads, but DuplicateKeys when an object repeats a key, InputLimitError beyond
+    kubesim.input_limits (nesting, numbers); json.JSONDecodeError on a syntax error (see
     kubesim.json_syntax for its description)."""
     if isinstance(text, bytes):
         text = text.decode("utf-8")
-    check_json_depth(text, max_depth)
     repeats = False
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -144,10 +143,7 @@ def load_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
         repeats = True
         return _Repeated(items)
 
-    try:
-        data = json.loads(text, object_pairs_hook=pairs)
-    except RecursionError:  # only a text that is not JSON gets past check_json_depth
-        raise too_deep("JSON", max_depth) from None
+    data = json_loads(text, pairs, max_depth)
     if repeats:
         raise DuplicateKeys(_json_duplicates(data, ""))
     return data

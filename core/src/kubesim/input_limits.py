@@ -16,10 +16,12 @@ kubesim's code is recursive Python, so its limit is lower (see MAX_DEPTH).
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 from typing import Any
 
@@ -34,6 +36,7 @@ __all__ = [
     "check_yaml_node",
     "check_yaml_text",
     "composed_documents",
+    "json_loads",
     "read_text",
     "too_deep",
 ]
@@ -128,6 +131,7 @@ def too_deep(language: str, max_depth: int, where: str = "") -> InputLimitError:
     return InputLimitError(where, f"{language} nested deeper than {max_depth} levels, the most kubesim reads")
 
 
+_JSON_COLLECTION = re.compile(r"[ \t\n\r]*[\[{]")
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
@@ -139,7 +143,10 @@ def check_json_depth(text: str, max_depth: int = MAX_DEPTH) -> None:
     `max_depth` arrays and objects; before json.loads, which recurses in C.
 
     Outside its strings, JSON's brackets are its nesting: fewer opening brackets than the
-    limit, or a running balance within it, is the common, cheap case."""
+    limit, or a running balance within it, is the common, cheap case. A text that does not
+    start with an array or object (YAML, say) nests nothing json would parse."""
+    if not _JSON_COLLECTION.match(text):
+        return
     bare = _JSON_STRING.sub("", text)
     if bare.count("[") + bare.count("{") <= max_depth:
         return
@@ -155,6 +162,55 @@ def check_json_depth(text: str, max_depth: int = MAX_DEPTH) -> None:
                 raise too_deep("JSON", max_depth, _position(text, m.start()))
         elif token in ("]", "}"):
             depth -= 1
+
+
+_MAX_INT_DIGITS = 4300  # Python's own bound on int(str) (sys.get_int_max_str_digits' default)
+_JSON_NUMBER = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|(-?(?:Infinity|NaN|[0-9][0-9.eE+-]*))')
+
+
+class _BadNumber(Exception):
+    def __init__(self, literal: str, reason: str) -> None:
+        super().__init__(reason)
+        self.literal, self.reason = literal, reason
+
+
+def _json_int(literal: str) -> int:
+    if len(literal.lstrip("-")) > _MAX_INT_DIGITS:
+        raise _BadNumber(literal, f"an integer of {len(literal.lstrip('-'))} digits, more than the "
+                                  f"{_MAX_INT_DIGITS} kubesim reads")
+    return int(literal)
+
+
+def _json_float(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):  # Go: "cannot unmarshal number 1e999 into Go value of type float64"
+        raise _BadNumber(literal, f"the number {_clip(literal)} is out of the range of a 64-bit float")
+    return value
+
+
+def _json_constant(literal: str) -> Any:
+    raise _BadNumber(literal, f"{literal} is not a JSON value")  # Python's json accepts it; JSON does not
+
+
+def _clip(literal: str) -> str:
+    return literal if len(literal) <= 40 else f"{literal[:20]}...{literal[-10:]}"
+
+
+def json_loads(text: str, object_pairs_hook: Callable[[list[tuple[str, Any]]], Any],
+               max_depth: int = MAX_DEPTH) -> Any:
+    """json.loads within the limits: at most `max_depth` levels, no NaN or Infinity (not JSON),
+    no float beyond float64, no integer beyond Python's int conversion. InputLimitError names
+    the line and column; json.JSONDecodeError on a syntax error."""
+    check_json_depth(text, max_depth)
+    try:
+        return json.loads(text, object_pairs_hook=object_pairs_hook, parse_int=_json_int,
+                          parse_float=_json_float, parse_constant=_json_constant)
+    except RecursionError:  # only a text that is not JSON gets past check_json_depth
+        raise too_deep("JSON", max_depth) from None
+    except _BadNumber as exc:
+        where = next((_position(text, m.start(1)) for m in _JSON_NUMBER.finditer(text)
+                      if m.group(1) == exc.literal), "")
+        raise InputLimitError(where, exc.reason) from None
 
 
 _COLLECTION_START = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
