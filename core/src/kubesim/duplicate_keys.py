@@ -17,7 +17,7 @@ import attrs
 import yaml
 
 from kubesim.errors import Problem
-from kubesim.input_limits import MAX_DEPTH, check_yaml_node, check_yaml_text, json_loads
+from kubesim.input_limits import MAX_DEPTH, SafeLoader, check_yaml_node, check_yaml_text, json_loads
 
 __all__ = ["DuplicateKey", "DuplicateKeys", "load_json", "load_yaml", "yaml_duplicate_keys"]
 
@@ -92,7 +92,7 @@ def yaml_duplicate_keys(node: yaml.Node) -> list[DuplicateKey]:
     return found
 
 
-def load_yaml(text: str, loader: type[yaml.SafeLoader] = yaml.SafeLoader, max_depth: int = MAX_DEPTH) -> Any:
+def load_yaml(text: str, loader: type[yaml.SafeLoader] = SafeLoader, max_depth: int = MAX_DEPTH) -> Any:
     """One YAML document, like yaml.load(text, loader); DuplicateKeys when a mapping repeats
     a key, kubesim.input_limits.InputLimitError beyond its limits (nesting, aliases).
     yaml.YAMLError on a syntax error."""

@@ -5,8 +5,9 @@ patch bodies, the kubelet's sim spec) goes through these checks, so that hostile
 at once with a clear error instead of a hang, a RecursionError or a crash:
 
 - `read_text`: a regular file or a pipe, at most MAX_FILE_BYTES, UTF-8 without NUL bytes.
-- `check_json_depth` / `check_yaml_text`: at most MAX_DEPTH nested collections, checked
-  before a recursive parser (json's, PyYAML's composer, libyaml's) sees the text.
+- `json_loads` / `check_yaml_text`: at most MAX_DEPTH nested collections (YAML checked
+  before a recursive composer, PyYAML's or libyaml's, sees the text); JSON numbers that
+  Go's decoder would refuse (NaN, 1e999) or Python cannot convert (5,000 digits).
 - `check_yaml_node`: aliases may not expand a document beyond yaml.v2's budget (what
   kube-apiserver and kube-scheduler decode YAML with), nor nest it deeper than MAX_DEPTH.
 
@@ -22,17 +23,22 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator
-from itertools import accumulate
 from typing import Any
 
+import attrs
 import yaml
 
 __all__ = [
+    "FastSafeLoader",
+    "INPUT_LIMITS",
+    "InputLimitError",
+    "Limits",
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
+    "MAX_RESULT_BYTES",
     "MAX_RESULT_DEPTH",
-    "InputLimitError",
-    "check_json_depth",
+    "RESULT_LIMITS",
+    "SafeLoader",
     "check_yaml_node",
     "check_yaml_text",
     "composed_documents",
@@ -53,6 +59,24 @@ results) works to about 480 levels, so 100 leaves room for every step that adds 
 MAX_RESULT_DEPTH = 2 * MAX_DEPTH
 """The deepest nesting in a result given to `kubesim report` or `compare`: a result holds the
 scenario's objects a few levels deeper than the scenario did."""
+
+MAX_RESULT_BYTES = 1024 * 1024 * 1024
+"""The largest result kubesim reads (1 GiB): a 10,000-pod run writes about 75 MB."""
+
+
+@attrs.frozen
+class Limits:
+    """How large (bytes) and how deep (nested maps and lists) a file kubesim reads may be."""
+
+    max_bytes: int
+    max_depth: int
+
+
+INPUT_LIMITS = Limits(MAX_FILE_BYTES, MAX_DEPTH)
+"""For what a user writes: scenarios, scheduler configurations."""
+
+RESULT_LIMITS = Limits(MAX_RESULT_BYTES, MAX_RESULT_DEPTH)
+"""For results (`kubesim run -o`) given to `kubesim report` and `compare`."""
 
 # yaml.v2's alias budget (gopkg.in/yaml.v2 decode.go, allowedAliasRatio and unmarshal), the
 # decoder kube-apiserver and kube-scheduler read YAML with: beyond 100 alias-made nodes and
@@ -131,37 +155,41 @@ def too_deep(language: str, max_depth: int, where: str = "") -> InputLimitError:
     return InputLimitError(where, f"{language} nested deeper than {max_depth} levels, the most kubesim reads")
 
 
-_JSON_COLLECTION = re.compile(r"[ \t\n\r]*[\[{]")
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 _JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_QUOTED = re.compile(rb'"[^"]*"')
 
 
-def check_json_depth(text: str, max_depth: int = MAX_DEPTH) -> None:
-    """InputLimitError naming the line and column where JSON `text` nests deeper than
-    `max_depth` arrays and objects; before json.loads, which recurses in C.
+def _json_depth(text: str, max_depth: int) -> int:
+    """The nesting of valid JSON `text` when within `max_depth`, else max_depth + 1.
 
-    Outside its strings, JSON's brackets are its nesting: fewer opening brackets than the
-    limit, or a running balance within it, is the common, cheap case. A text that does not
-    start with an array or object (YAML, say) nests nothing json would parse."""
-    if not _JSON_COLLECTION.match(text):
-        return
-    bare = _JSON_STRING.sub("", text)
-    if bare.count("[") + bare.count("{") <= max_depth:
-        return
-    steps = map(_BRACKET_STEP.__getitem__, _NOT_BRACKET.sub("", bare))
-    if max(accumulate(steps), default=0) <= max_depth:
-        return
+    Outside its strings, JSON's brackets are its nesting. Kept: brackets and quotes (escapes
+    removed first), less every `""` (an empty string, or the gap between two strings) and
+    the strings left; then the innermost pairs are removed once per level. All in C."""
+    opening = text.count("[") + text.count("{")
+    if opening <= max_depth:
+        return opening  # an upper bound within the limit
+    unescaped = text.replace("\\\\", "").replace('\\"', "")
+    skeleton = _QUOTED.sub(b"", unescaped.encode("utf-8").translate(None, _NOT_STRUCTURE).replace(b'""', b""))
+    depth = 0
+    while skeleton and depth <= max_depth:
+        skeleton = skeleton.replace(b"[]", b"").replace(b"{}", b"")
+        depth += 1
+    return depth
+
+
+def _too_deep_at(text: str, max_depth: int) -> InputLimitError:
+    """too_deep naming where JSON `text` first opens level max_depth + 1."""
     depth = 0
     for m in _JSON_TOKEN.finditer(text):
         token = m.group()
         if token in ("[", "{"):
             depth += 1
             if depth > max_depth:
-                raise too_deep("JSON", max_depth, _position(text, m.start()))
+                return too_deep("JSON", max_depth, _position(text, m.start()))
         elif token in ("]", "}"):
             depth -= 1
+    return too_deep("JSON", max_depth)
 
 
 _MAX_INT_DIGITS = 4300  # Python's own bound on int(str) (sys.get_int_max_str_digits' default)
@@ -172,13 +200,6 @@ class _BadNumber(Exception):
     def __init__(self, literal: str, reason: str) -> None:
         super().__init__(reason)
         self.literal, self.reason = literal, reason
-
-
-def _json_int(literal: str) -> int:
-    if len(literal.lstrip("-")) > _MAX_INT_DIGITS:
-        raise _BadNumber(literal, f"an integer of {len(literal.lstrip('-'))} digits, more than the "
-                                  f"{_MAX_INT_DIGITS} kubesim reads")
-    return int(literal)
 
 
 def _json_float(literal: str) -> float:
@@ -200,17 +221,41 @@ def json_loads(text: str, object_pairs_hook: Callable[[list[tuple[str, Any]]], A
                max_depth: int = MAX_DEPTH) -> Any:
     """json.loads within the limits: at most `max_depth` levels, no NaN or Infinity (not JSON),
     no float beyond float64, no integer beyond Python's int conversion. InputLimitError names
-    the line and column; json.JSONDecodeError on a syntax error."""
-    check_json_depth(text, max_depth)
+    the line and column; json.JSONDecodeError on a syntax error.
+
+    json's parser (C, or Python) raises RecursionError near 1,000 levels, so the depth is
+    counted after parsing, on a text known to be JSON."""
     try:
-        return json.loads(text, object_pairs_hook=object_pairs_hook, parse_int=_json_int,
-                          parse_float=_json_float, parse_constant=_json_constant)
-    except RecursionError:  # only a text that is not JSON gets past check_json_depth
-        raise too_deep("JSON", max_depth) from None
+        data = json.loads(text, object_pairs_hook=object_pairs_hook, parse_float=_json_float,
+                          parse_constant=_json_constant)  # no parse_int: twice as slow
+    except RecursionError:
+        raise _too_deep_at(text, max_depth) from None
     except _BadNumber as exc:
-        where = next((_position(text, m.start(1)) for m in _JSON_NUMBER.finditer(text)
-                      if m.group(1) == exc.literal), "")
-        raise InputLimitError(where, exc.reason) from None
+        found = _first_literal(text, lambda s: s == exc.literal)
+        raise InputLimitError(_position(text, found.start(1)) if found else "", exc.reason) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # int(): "Exceeds the limit (4300 digits) for integer string conversion"
+        found = _first_literal(text, lambda s: _digits(s) > _MAX_INT_DIGITS)
+        if found is None:
+            raise
+        raise InputLimitError(_position(text, found.start(1)), _too_many_digits(_digits(found.group(1)))) from None
+    if _json_depth(text, max_depth) > max_depth:
+        raise _too_deep_at(text, max_depth)
+    return data
+
+
+def _digits(literal: str) -> int:
+    return sum(c.isdigit() for c in literal)
+
+
+def _too_many_digits(digits: int) -> str:
+    return f"an integer of {digits} digits, more than the {_MAX_INT_DIGITS} kubesim reads"
+
+
+def _first_literal(text: str, wanted: Callable[[str], bool]) -> re.Match[str] | None:
+    """The first number or constant outside JSON strings that is `wanted` (group 1)."""
+    return next((m for m in _JSON_NUMBER.finditer(text) if m.group(1) and wanted(m.group(1))), None)
 
 
 _COLLECTION_START = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
@@ -253,6 +298,35 @@ def check_yaml_text(text: str, loader_class: Any, max_depth: int = MAX_DEPTH) ->
                 depth -= 1
     finally:
         parser.dispose()
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    """PyYAML's int, but InputLimitError (not Python's ValueError) beyond its digit limit."""
+    digits = sum(c.isdigit() for c in node.value) if len(node.value) > _MAX_INT_DIGITS else 0
+    if digits > _MAX_INT_DIGITS:
+        raise InputLimitError(_mark(node), _too_many_digits(digits))
+    return loader.construct_yaml_int(node)
+
+
+class SafeLoader(yaml.SafeLoader):  # type: ignore[misc]
+    """PyYAML's SafeLoader with integers within Python's conversion limit."""
+
+
+SafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+FastSafeLoader: Any = None
+"""libyaml's CSafeLoader (about 20x faster) with the same integers, when PyYAML has libyaml."""
+if getattr(yaml, "CSafeLoader", None) is not None:
+    class _FastSafeLoader(yaml.CSafeLoader):  # type: ignore[misc]
+        """libyaml's CSafeLoader with integers within Python's conversion limit."""
+
+    _FastSafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+    FastSafeLoader = _FastSafeLoader
+
+
+def _mark(node: yaml.Node) -> str:
+    mark = node.start_mark
+    return f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
 
 
 def _allowed_alias_ratio(decoded: int) -> float:

@@ -18,23 +18,31 @@ from kubesim.api.converter import structure
 from kubesim.api.scenario import Scenario
 from kubesim.duplicate_keys import DuplicateKey, DuplicateKeys, load_json, yaml_duplicate_keys
 from kubesim.errors import InvalidInput, Problem
-from kubesim.input_limits import MAX_DEPTH, InputLimitError, composed_documents, read_text
+from kubesim.input_limits import (
+    INPUT_LIMITS,
+    FastSafeLoader,
+    InputLimitError,
+    Limits,
+    SafeLoader,
+    composed_documents,
+    read_text,
+)
 from kubesim.json_syntax import describe as describe_json_error
 
 __all__ = ["load_documents", "load_scenarios", "parse_scenarios"]
 
 
-def load_documents(path: str | Path, max_depth: int = MAX_DEPTH) -> list[Any]:
+def load_documents(path: str | Path, limits: Limits = INPUT_LIMITS) -> list[Any]:
     """Parse a YAML/JSON file into its documents (a top-level JSON list counts as several),
-    nested at most `max_depth` levels."""
+    within `limits` (size and nesting)."""
     p = Path(path)
     name = str(path)
     try:
-        text = read_text(p)
+        text = read_text(p, max_bytes=limits.max_bytes)
         if p.suffix == ".json":
-            docs = [load_json(text, max_depth)]
+            docs = [load_json(text, limits.max_depth)]
         else:
-            docs = _load_yaml(text, name, max_depth)
+            docs = _load_yaml(text, name, limits.max_depth)
     except OSError as exc:
         raise InvalidInput([Problem("", f"cannot read file: {exc.strerror}", name)]) from None
     except InputLimitError as exc:
@@ -59,7 +67,6 @@ def load_documents(path: str | Path, max_depth: int = MAX_DEPTH) -> list[Any]:
     return out
 
 
-_FAST_LOADER = getattr(yaml, "CSafeLoader", None)  # libyaml, when PyYAML was built with it
 
 
 def _load_yaml(text: str, name: str, max_depth: int) -> list[Any]:
@@ -69,12 +76,12 @@ def _load_yaml(text: str, name: str, max_depth: int) -> list[Any]:
     On a syntax error the pure-Python loader parses again, so that messages are the same
     with or without libyaml.
     """
-    if _FAST_LOADER is not None:
+    if FastSafeLoader is not None:
         try:
-            return _load_nodes(text, _FAST_LOADER, name, max_depth)
+            return _load_nodes(text, FastSafeLoader, name, max_depth)
         except yaml.YAMLError:
             pass
-    return _load_nodes(text, yaml.SafeLoader, name, max_depth)
+    return _load_nodes(text, SafeLoader, name, max_depth)
 
 
 _STR_TAG = "tag:yaml.org,2002:str"

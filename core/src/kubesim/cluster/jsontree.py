@@ -12,7 +12,7 @@ import yaml
 
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import BadRequest
-from kubesim.input_limits import InputLimitError
+from kubesim.input_limits import InputLimitError, SafeLoader
 
 __all__ = ["JSONObject", "copy_tree", "load_document"]
 
@@ -42,7 +42,7 @@ def _copy(value: Any) -> Any:
     return value
 
 
-class _Loader(yaml.SafeLoader):  # type: ignore[misc]
+class _Loader(SafeLoader):
     """YAML 1.1 safe loader that keeps timestamps as strings, as JSON decoding would."""
 
 

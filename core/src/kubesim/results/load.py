@@ -16,7 +16,7 @@ from kubesim.api import API_VERSION, KIND, Scenario, structure
 from kubesim.api.loader import load_documents
 from kubesim.api.validation import MAX_STEP
 from kubesim.errors import InvalidInput, Problem
-from kubesim.input_limits import MAX_RESULT_DEPTH
+from kubesim.input_limits import RESULT_LIMITS
 from kubesim.results.gcpause import paused_gc
 
 __all__ = ["is_result_document", "load_results", "parse_results"]
@@ -85,4 +85,4 @@ def parse_results(documents: Sequence[Any], file: str | None = None) -> list[Sce
 def load_results(path: str | Path) -> list[Scenario]:
     """Every result in a file (a Scenario, a JSON list of them, or YAML documents), in file order."""
     with paused_gc():
-        return parse_results(load_documents(path, MAX_RESULT_DEPTH), str(path))
+        return parse_results(load_documents(path, RESULT_LIMITS), str(path))

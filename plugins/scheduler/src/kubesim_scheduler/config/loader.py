@@ -16,7 +16,7 @@ import attrs
 import yaml
 from kubesim.duplicate_keys import yaml_duplicate_keys
 from kubesim.errors import InvalidInput, Problem
-from kubesim.input_limits import InputLimitError, composed_documents, read_text
+from kubesim.input_limits import InputLimitError, SafeLoader, composed_documents, read_text
 
 from kubesim_scheduler.config.converter import FieldErrors, describe, structure
 from kubesim_scheduler.config.defaults import set_defaults
@@ -73,7 +73,7 @@ def parse_yaml(text: str, *, file: str | None = None) -> Any:
     """Parse one YAML (or JSON) document; syntax errors become a Problem with line and column,
     a key written twice one at its path, nesting or aliases beyond kubesim.input_limits one
     naming the line."""
-    loader = yaml.SafeLoader(text)
+    loader = SafeLoader(text)
     try:
         docs = []
         for node in composed_documents(loader, text):
