@@ -157,6 +157,7 @@ def too_deep(language: str, max_depth: int, where: str = "") -> InputLimitError:
 
 _JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_ONE_BRACKET = bytes.maketrans(b"{}", b"[]")
 _QUOTED = re.compile(rb'"[^"]*"')
 
 
@@ -165,15 +166,17 @@ def _json_depth(text: str, max_depth: int) -> int:
 
     Outside its strings, JSON's brackets are its nesting. Kept: brackets and quotes (escapes
     removed first), less every `""` (an empty string, or the gap between two strings) and
-    the strings left; then the innermost pairs are removed once per level. All in C."""
+    the strings left; then, all brackets made square, the innermost pairs are removed once
+    per level. All in C."""
     opening = text.count("[") + text.count("{")
     if opening <= max_depth:
         return opening  # an upper bound within the limit
     unescaped = text.replace("\\\\", "").replace('\\"', "")
     skeleton = _QUOTED.sub(b"", unescaped.encode("utf-8").translate(None, _NOT_STRUCTURE).replace(b'""', b""))
+    skeleton = skeleton.translate(_ONE_BRACKET)
     depth = 0
     while skeleton and depth <= max_depth:
-        skeleton = skeleton.replace(b"[]", b"").replace(b"{}", b"")
+        skeleton = skeleton.replace(b"[]", b"")  # one scan: the pairs it makes wait for the next
         depth += 1
     return depth
 

@@ -20,6 +20,7 @@ from kubesim.duplicate_keys import DuplicateKey, DuplicateKeys, load_json, yaml_
 from kubesim.errors import InvalidInput, Problem
 from kubesim.input_limits import (
     INPUT_LIMITS,
+    MAX_DEPTH,
     FastSafeLoader,
     InputLimitError,
     Limits,
@@ -69,16 +70,19 @@ def load_documents(path: str | Path, limits: Limits = INPUT_LIMITS) -> list[Any]
 
 
 
-def _load_yaml(text: str, name: str, max_depth: int) -> list[Any]:
+_FAST_LOADER = FastSafeLoader  # libyaml, when PyYAML was built with it
+
+
+def _load_yaml(text: str, name: str, max_depth: int = MAX_DEPTH) -> list[Any]:
     """yaml.safe_load_all, with libyaml when available (~20x faster on a large scenario);
     InvalidInput naming the file `name` and the path of each duplicate key.
 
     On a syntax error the pure-Python loader parses again, so that messages are the same
     with or without libyaml.
     """
-    if FastSafeLoader is not None:
+    if _FAST_LOADER is not None:
         try:
-            return _load_nodes(text, FastSafeLoader, name, max_depth)
+            return _load_nodes(text, _FAST_LOADER, name, max_depth)
         except yaml.YAMLError:
             pass
     return _load_nodes(text, SafeLoader, name, max_depth)
@@ -94,7 +98,7 @@ class _Unusual(Exception):
     the duplicate-key check (a key seen twice)."""
 
 
-def _load_nodes(text: str, loader_class: Any, name: str, max_depth: int) -> list[Any]:
+def _load_nodes(text: str, loader_class: Any, name: str, max_depth: int = MAX_DEPTH) -> list[Any]:
     """The non-empty documents composed by `loader_class`; plain maps, lists and strings built
     in one recursion, other scalars and unusual documents by PyYAML's SafeConstructor (same
     results, half the time on a large scenario)."""
