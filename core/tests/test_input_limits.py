@@ -266,3 +266,13 @@ def test_the_scenario_loader_refuses_the_bomb_with_or_without_libyaml(
     assert str(info.value) == (
         f"{tmp_path / 'f.yaml'}: line 4: excessive YAML aliasing: the aliases expand the document beyond 1801 nodes"
     )
+
+
+def test_a_usage_annotation_nested_too_deep_is_ignored_like_any_unreadable_one() -> None:
+    from kubesim.results.resources import USAGE_ANNOTATION, pod_usage
+
+    def pod(text: str) -> dict[str, object]:
+        return {"metadata": {"annotations": {USAGE_ANNOTATION: text}}}
+
+    assert pod_usage(pod('{"cpu": "100m"}')) == {"cpu": 100}
+    assert pod_usage(pod("[" * 100_000 + "]" * 100_000)) is None
