@@ -276,3 +276,14 @@ def test_a_usage_annotation_nested_too_deep_is_ignored_like_any_unreadable_one()
 
     assert pod_usage(pod('{"cpu": "100m"}')) == {"cpu": 100}
     assert pod_usage(pod("[" * 100_000 + "]" * 100_000)) is None
+
+
+def test_the_documented_limits_are_the_limits() -> None:
+    from kubesim import input_limits as limits
+
+    reference = (Path(__file__).resolve().parents[2] / "docs" / "scenario-reference.md").read_text(encoding="utf-8")
+    section = reference.split("## What kubesim reads", 1)[1].split("\n## ", 1)[0]
+    assert f"| {limits.MAX_FILE_BYTES // 2**20} MiB " in section
+    assert f"| {limits.MAX_RESULT_BYTES // 2**30} GiB " in section
+    assert f"| {limits.MAX_DEPTH} levels of maps and lists" in section
+    assert f"| {limits.MAX_RESULT_DEPTH} levels |" in section
