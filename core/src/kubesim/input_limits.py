@@ -171,8 +171,11 @@ def _json_depth(text: str, max_depth: int) -> int:
     opening = text.count("[") + text.count("{")
     if opening <= max_depth:
         return opening  # an upper bound within the limit
-    unescaped = text.replace("\\\\", "").replace('\\"', "")
-    skeleton = _QUOTED.sub(b"", unescaped.encode("utf-8").translate(None, _NOT_STRUCTURE).replace(b'""', b""))
+    data = text.encode("utf-8")
+    for escape in (b"\\\\", b'\\"'):  # in this order: an escaped backslash may precede a quote
+        if escape in data:
+            data = data.replace(escape, b"")
+    skeleton = _QUOTED.sub(b"", data.translate(None, _NOT_STRUCTURE).replace(b'""', b""))
     skeleton = skeleton.translate(_ONE_BRACKET)
     depth = 0
     while skeleton and depth <= max_depth:
