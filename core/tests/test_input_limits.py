@@ -287,3 +287,18 @@ def test_the_documented_limits_are_the_limits() -> None:
     assert f"| {limits.MAX_RESULT_BYTES // 2**30} GiB " in section
     assert f"| {limits.MAX_DEPTH} levels of maps and lists" in section
     assert f"| {limits.MAX_RESULT_DEPTH} levels |" in section
+
+
+@pytest.mark.parametrize(("text", "anchored"), [
+    ("a: &x 1\nb: *x\n", True),
+    ("- &x {a: 1}\n- *x\n", True),
+    ("[&x 1, *x]\n", True),
+    ("{a: &x 1, b: *x}\n", True),
+    ("&x a: 1\n", True),
+    ("url: http://h/?a=1&b=2\nc: a&b\n", False),
+    ("a: 'x & y'\n", False),
+])
+def test_only_texts_with_an_anchor_get_the_alias_walk(text: str, anchored: bool) -> None:
+    from kubesim.input_limits import may_hold_aliases
+
+    assert may_hold_aliases(text) is anchored

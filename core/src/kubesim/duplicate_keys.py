@@ -17,7 +17,7 @@ import attrs
 import yaml
 
 from kubesim.errors import Problem
-from kubesim.input_limits import MAX_DEPTH, SafeLoader, check_yaml_node, check_yaml_text, json_loads
+from kubesim.input_limits import MAX_DEPTH, SafeLoader, check_yaml_node, check_yaml_text, json_loads, may_hold_aliases
 
 __all__ = ["DuplicateKey", "DuplicateKeys", "load_json", "load_yaml", "yaml_duplicate_keys"]
 
@@ -102,7 +102,7 @@ def load_yaml(text: str, loader: type[yaml.SafeLoader] = SafeLoader, max_depth: 
         node = parser.get_single_node()
         if node is None:
             return None
-        if "&" in text:  # no anchor, no alias to expand
+        if may_hold_aliases(text):
             check_yaml_node(node, max_depth)
         duplicates = yaml_duplicate_keys(node)
         if duplicates:

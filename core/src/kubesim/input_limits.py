@@ -43,6 +43,7 @@ __all__ = [
     "check_yaml_text",
     "composed_documents",
     "json_loads",
+    "may_hold_aliases",
     "read_text",
     "too_deep",
 ]
@@ -398,11 +399,20 @@ def _line(node: yaml.Node) -> str:
     return f"line {mark.line + 1}" if mark is not None else ""
 
 
+_ANCHOR = re.compile(r"(?:^|[\s\[{,])&[^\s\[\]{},]", re.MULTILINE)
+
+
+def may_hold_aliases(text: str) -> bool:
+    """False when YAML `text` defines no anchor, so no alias can expand it (an anchor `&a`
+    follows a space, a line start or a flow indicator; `a&b` in a value is no anchor)."""
+    return _ANCHOR.search(text) is not None
+
+
 def composed_documents(loader: Any, text: str, max_depth: int = MAX_DEPTH) -> Iterator[yaml.Node]:
     """Each document of `text` composed by `loader` (made from `text`), within the limits:
     `check_yaml_text` before composing, `check_yaml_node` on documents that may hold aliases."""
     check_yaml_text(text, type(loader), max_depth)
-    anchors = "&" in text  # no anchor, no alias: nothing to expand
+    anchors = may_hold_aliases(text)
     while loader.check_node():
         node = loader.get_node()
         if anchors and node is not None:
