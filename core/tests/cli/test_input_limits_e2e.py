@@ -61,6 +61,7 @@ CASES: dict[str, tuple[str | bytes, str]] = {
     "latin1.yaml": (HEAD.replace("{k: v}", "{k: caf\xe9}").encode("latin-1"), "not valid UTF-8 at byte 331"),
     "bigint.yaml": (HEAD.replace("step: 0", "step: " + "9" * 5000), "line 7 column 11: an integer of 5000 digits, "
                     "more than the 4300 kubesim reads"),
+    "bigint.json": (_scenario_json("9" * 5001), "line 1 column 342: an integer of 5001 digits, more than the 4300 kubesim reads"),
     "nan.json": (_scenario_json("NaN"), "line 1 column 342: NaN is not a JSON value"),
     "huge-float.json": (_scenario_json("1e999999"),
                         "line 1 column 342: the number 1e999999 is out of the range of a 64-bit float"),
