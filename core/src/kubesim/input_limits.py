@@ -45,7 +45,6 @@ __all__ = [
     "json_loads",
     "may_hold_aliases",
     "read_text",
-    "too_deep",
 ]
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -151,8 +150,7 @@ def _position(text: str, pos: int) -> str:
     return f"line {line} column {pos - text.rfind(chr(10), 0, pos)}"
 
 
-def too_deep(language: str, max_depth: int, where: str = "") -> InputLimitError:
-    """The error for a `language` document nested deeper than `max_depth` levels."""
+def _too_deep(language: str, max_depth: int, where: str = "") -> InputLimitError:
     return InputLimitError(where, f"{language} nested deeper than {max_depth} levels, the most kubesim reads")
 
 
@@ -186,17 +184,17 @@ def _json_depth(text: str, max_depth: int) -> int:
 
 
 def _too_deep_at(text: str, max_depth: int) -> InputLimitError:
-    """too_deep naming where JSON `text` first opens level max_depth + 1."""
+    """The depth error naming where JSON `text` first opens level max_depth + 1."""
     depth = 0
     for m in _JSON_TOKEN.finditer(text):
         token = m.group()
         if token in ("[", "{"):
             depth += 1
             if depth > max_depth:
-                return too_deep("JSON", max_depth, _position(text, m.start()))
+                return _too_deep("JSON", max_depth, _position(text, m.start()))
         elif token in ("]", "}"):
             depth -= 1
-    return too_deep("JSON", max_depth)
+    return _too_deep("JSON", max_depth)
 
 
 _MAX_INT_DIGITS = 4300  # Python's own bound on int(str) (sys.get_int_max_str_digits' default)
@@ -300,7 +298,7 @@ def check_yaml_text(text: str, loader_class: Any, max_depth: int = MAX_DEPTH) ->
                 if depth > max_depth:
                     mark = event.start_mark
                     where = f"line {mark.line + 1} column {mark.column + 1}"
-                    raise too_deep("YAML", max_depth, where)
+                    raise _too_deep("YAML", max_depth, where)
             elif isinstance(event, _COLLECTION_END):
                 depth -= 1
     finally:
@@ -377,7 +375,7 @@ def check_yaml_node(node: yaml.Node, max_depth: int = MAX_DEPTH) -> None:
         if isinstance(current, yaml.ScalarNode):
             continue
         if depth > max_depth:
-            raise too_deep("YAML (with its aliases expanded)", max_depth, _line(holder if in_alias else current))
+            raise _too_deep("YAML (with its aliases expanded)", max_depth, _line(holder if in_alias else current))
         open_nodes.add(ident)
         stack.append((current, depth, in_alias, holder, True))
         own = current if not in_alias else holder
