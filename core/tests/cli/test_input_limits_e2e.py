@@ -189,3 +189,20 @@ def test_hostile_results_end_fast(tmp_path: Path, result: str, case: str, comman
         assert proc.returncode == 0, proc.stderr
     else:
         assert (proc.returncode, proc.stderr) == (2, f"error: {name}: {message}\n")
+
+
+NODE = "  - step: 0\n    createOperation:\n      object: {apiVersion: v1, kind: Node, metadata: {name: n}, " \
+       "status: {allocatable: {cpu: '4', memory: 1Gi, pods: '10'}, capacity: {cpu: '4', memory: 1Gi, pods: '10'}}}\n"
+
+
+@pytest.mark.parametrize("command", ["report", "compare"])
+@pytest.mark.parametrize("quantity", ['"1e999999"', '"1180591620717411303424"', str(2**70), '"-5Gi"', '"x"'])
+def test_absurd_quantities_in_a_result_are_no_traceback(tmp_path: Path, command: str, quantity: str) -> None:
+    (tmp_path / "s.yaml").write_text(HEAD + NODE, encoding="utf-8")
+    assert _kubesim("run", "s.yaml", "-o", "good.json", cwd=tmp_path).returncode == 0
+    text = (tmp_path / "good.json").read_text(encoding="utf-8")
+    assert '"cpu": "4"' in text
+    (tmp_path / "odd.json").write_text(text.replace('"cpu": "4"', f'"cpu": {quantity}'), encoding="utf-8")
+    args = ("report", "odd.json", "-o", "report.html") if command == "report" else ("compare", "odd.json", "good.json")
+    proc = _kubesim(*args, cwd=tmp_path)  # fails the test on a traceback
+    assert proc.returncode == 0, proc.stderr
