@@ -19,6 +19,7 @@ from kubesim.api.scenario import API_VERSION, KIND, Scenario
 from kubesim.apiextensions import FIELD_VALIDATIONS, field_validation_error
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import Problem
+from kubesim.input_limits import InputLimitError
 
 __all__ = [
     "MAX_STEP",
@@ -58,7 +59,7 @@ def parse_patch(text: str, patch_type: str) -> Any:
     written twice is an error (DuplicateKeys, a ValueError naming its path in the body)."""
     try:
         body = load_json(text)
-    except DuplicateKeys:
+    except (DuplicateKeys, InputLimitError):
         raise
     except ValueError:
         try:

@@ -27,6 +27,7 @@ from rich.table import Table as RichTable
 
 from kubesim.api import Scenario, ScenarioPhase, unstructure
 from kubesim.api.loader import load_documents
+from kubesim.input_limits import RESULT_LIMITS
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
@@ -98,7 +99,7 @@ def _load_pair(files: Sequence[str], scenario: str | None) -> list[Scenario] | N
         docs_per_file = []
         for f in files:
             try:
-                docs_per_file.append(load_documents(f))
+                docs_per_file.append(load_documents(f, RESULT_LIMITS))
             except InvalidInput as exc:
                 invalid(exc)
         if len(files) == 1:
