@@ -157,7 +157,7 @@ class Cluster:
         with self._api_call():
             rt = _type_of(self.registry, obj)
             new = copy_tree(obj) if copy else obj
-            meta = checked_metadata(new)
+            meta = checked_metadata(rt, new)
             key = self._writes.key(rt, meta.get("namespace"), _name(meta))
             stored = self._store.get(rt, key)
             if stored is not None and (stored is obj or stored["metadata"] is obj.get("metadata")):
@@ -190,7 +190,7 @@ class Cluster:
             old = self._writes.existing(rt, key)
             schema = schema_for(rt.group, rt.kind)
             new = apply_patch(copy_tree(old), patch, content_type, schema)
-            meta = checked_metadata(new)
+            meta = checked_metadata(rt, new)
             if meta.get("name") != key[1]:
                 raise BadRequest(
                     f"the name of the object ({meta.get('name', '')}) does not match the name on "

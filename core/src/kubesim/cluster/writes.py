@@ -19,6 +19,7 @@ import attrs
 from kubesim.clock import Clock, format_time
 from kubesim.errors import AlreadyExists, BadRequest, Conflict, NotFound
 from kubesim.k8s.conditions import update_pod_condition
+from kubesim.k8s.decoding import decoding_message, metadata_decoding_message
 from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
 
 from . import priority, strategies
@@ -104,13 +105,26 @@ class GenericStore:
             raise NotFound(f'{rt.group_resource} "{key[1]}" not found')
         return obj
 
+    def decoded(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
+        """Decode a request body as the API server does first (BadRequest); returns its metadata.
+
+        Built-in kinds are checked whole against their OpenAPI definition (kubesim.k8s.decoding);
+        custom resources only in their metadata (their schemas are their CRDs'). `old` is the
+        stored object an update replaces: subtrees shared with it were checked already.
+        """
+        if self.registry.is_builtin(rt):
+            message = decoding_message(rt.group, rt.version, rt.kind, obj, old)
+            if message is not None:
+                raise BadRequest(message)
+        return checked_metadata(rt, obj, old)
+
     # --- create -----------------------------------------------------------------------
 
     def create(
         self, rt: ResourceType, obj: dict[str, Any], actor: str, *, quiet: bool = False
     ) -> dict[str, Any]:
         """Store a new object (`obj` is taken over); quiet=True publishes no event."""
-        meta = checked_metadata(obj)
+        meta = self.decoded(rt, obj, None)
         if meta.get("resourceVersion"):
             raise BadRequest("resourceVersion should not be set on objects to be created")
         namespace = ""
@@ -119,13 +133,9 @@ class GenericStore:
             meta["namespace"] = namespace
         else:
             meta.pop("namespace", None)
-        name = meta.get("name") or ""
-        if not isinstance(name, str):
-            raise BadRequest(f"metadata.name must be a string, not {name!r}")
+        name = meta.get("name") or ""  # decoded: a string (or null)
         generate = meta.get("generateName")
         if not name and generate:
-            if not isinstance(generate, str):
-                raise BadRequest(f"metadata.generateName must be a string, not {generate!r}")
             name = meta["name"] = self._generate_name(rt, namespace, generate)
         key = (namespace, name)
         if rt.namespaced:
@@ -197,6 +207,7 @@ class GenericStore:
         self, rt: ResourceType, key: Key, new: dict[str, Any], actor: str, subresource: str | None
     ) -> dict[str, Any]:
         """Replace a stored object (`new` is taken over); returns what is stored afterwards."""
+        self.decoded(rt, new, self.store.get(rt, key))
         old = self.existing(rt, key)
         meta, old_meta = new["metadata"], old["metadata"]
         rv = meta.get("resourceVersion")
@@ -438,27 +449,14 @@ class GenericStore:
             self.namespaces.finish(key[0])
 
 
-def checked_metadata(obj: dict[str, Any]) -> dict[str, Any]:
-    """The object's metadata, checked for the types decoding would insist on (BadRequest)."""
+def checked_metadata(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The object's metadata (created when missing), decoded as ObjectMeta first (BadRequest)."""
+    message = metadata_decoding_message(rt.version, rt.kind, obj, old)
+    if message is not None:
+        raise BadRequest(message)
     meta = obj.get("metadata")
     if meta is None:
         meta = obj["metadata"] = {}
-    elif type(meta) is not dict:
-        raise BadRequest(f"metadata must be an object, not {type(meta).__name__}")
-    for field in ("labels", "annotations"):
-        values = meta.get(field)
-        if values is None:
-            continue
-        if type(values) is not dict or not all(type(k) is str and type(v) is str for k, v in values.items()):
-            raise BadRequest(f"metadata.{field} must map strings to strings")
-    finalizers = meta.get("finalizers")
-    if finalizers is not None and (
-        type(finalizers) is not list or not all(type(f) is str for f in finalizers)
-    ):
-        raise BadRequest("metadata.finalizers must be a list of strings")
-    refs = meta.get("ownerReferences")
-    if refs is not None and (type(refs) is not list or not all(type(r) is dict for r in refs)):
-        raise BadRequest("metadata.ownerReferences must be a list of objects")
     return meta
 
 
