@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubesim.k8s.decoding import decoding_message, metadata_decoding_message
 from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
 
 from .jsontree import copy_tree
@@ -21,11 +22,17 @@ _PLACEHOLDER_SUFFIX = "zzzzz"  # stands in for the 5 characters generateName add
 
 
 def check_new_object(registry: ResourceRegistry, obj: dict[str, Any]) -> str | None:
-    """The Invalid (422) message creating `obj` would get, or None when it passes.
+    """The BadRequest (400, decoding) or Invalid (422) message creating `obj` would get, or None.
 
     Raises NotFound when the kind is not registered.
     """
     rt = registry.lookup(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+    if registry.is_builtin(rt):
+        decoding = decoding_message(rt.group, rt.version, rt.kind, obj)
+    else:
+        decoding = metadata_decoding_message(rt.version, rt.kind, obj)
+    if decoding is not None:
+        return decoding
     candidate = copy_tree(obj)
     meta = candidate.get("metadata")
     if not isinstance(meta, dict):

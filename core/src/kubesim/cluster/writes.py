@@ -112,11 +112,12 @@ class GenericStore:
         custom resources only in their metadata (their schemas are their CRDs'). `old` is the
         stored object an update replaces: subtrees shared with it were checked already.
         """
-        if self.registry.is_builtin(rt):
-            message = decoding_message(rt.group, rt.version, rt.kind, obj, old)
-            if message is not None:
-                raise BadRequest(message)
-        return checked_metadata(rt, obj, old)
+        if not self.registry.is_builtin(rt):
+            return checked_metadata(rt, obj, old)
+        message = decoding_message(rt.group, rt.version, rt.kind, obj, old)
+        if message is not None:
+            raise BadRequest(message)
+        return _metadata_of(obj)
 
     # --- create -----------------------------------------------------------------------
 
@@ -454,10 +455,15 @@ def checked_metadata(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] 
     message = metadata_decoding_message(rt.version, rt.kind, obj, old)
     if message is not None:
         raise BadRequest(message)
+    return _metadata_of(obj)
+
+
+def _metadata_of(obj: dict[str, Any]) -> dict[str, Any]:
+    """A decoded object's metadata: an object, or missing (null) and then created empty."""
     meta = obj.get("metadata")
     if meta is None:
         meta = obj["metadata"] = {}
-    return meta
+    return meta  # type: ignore[no-any-return]
 
 
 def _binding_conflict(name: str, reason: str) -> Conflict:

@@ -57,7 +57,6 @@ _ANYTHING = frozenset(  # UnmarshalJSON keeps the raw JSON, or decodes it lenien
 )
 _INT_BOUNDS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 _MAX_STRICT_ERRORS = 100
-_SKIP_TOP = frozenset({"apiVersion", "kind"})  # the registry looked these up already
 
 Stack = tuple[Any, str] | None
 """A path as a linked list (parent, piece), joined only when an error needs it."""
@@ -342,12 +341,18 @@ class _Map(_Node):
         if depth >= MAX_DEPTH:
             raise _Abort(f"json: nesting deeper than {MAX_DEPTH} levels")
         elem = self.elem
-        if type(elem) is _Scalar and elem.kind == "string" and not w.ordered:  # labels: the hot case
-            for value in v.values():
-                if type(value) is not str and value is not None:
-                    w.mismatch(_literal(value)[0], elem.go, struct, fields)
+        if not w.ordered and all(type(value) is str for value in v.values()):
+            kind = type(elem)
+            if kind is _Scalar and elem.kind == "string":  # labels, annotations: the hot cases
+                return
+            if kind is _Quantity:  # resource lists
+                try:
+                    for value in v.values():
+                        parse_quantity(value)  # cached per string
+                except QuantityError:
+                    pass
+                else:
                     return
-            return
         olds = old if type(old) is dict else _EMPTY
         for key in sorted(v, key=str) if w.ordered else v:
             item = v[key]
@@ -366,18 +371,19 @@ class _Struct(_Node):
         super().__init__(go)
         self.definition = definition
         self.name = go.rsplit(".", 1)[-1]
-        self.fields: dict[str, tuple[_Node, str, str]] | None = None
+        self.fields: dict[str, tuple[_Node, str, str, type | None]] | None = None
 
-    def compiled(self) -> dict[str, tuple[_Node, str, str]]:
-        """json name -> (checker, error-context piece, strict-path piece)."""
+    def compiled(self) -> dict[str, tuple[_Node, str, str, type | None]]:
+        """json name -> (checker, error-context piece, strict-path piece, a Python type always fine)."""
         if self.fields is None:
             schema = openapi.definition(self.definition)
             go = openapi.go_types(self.definition) or {}
-            fields: dict[str, tuple[_Node, str, str]] = {}
+            fields: dict[str, tuple[_Node, str, str, type | None]] = {}
             for name, prop in (schema.get("properties") or {}).items():
                 embedded, names = go.get(name, ["", None])
                 piece = f".{embedded}.{name}" if embedded else f".{name}"
-                fields[name] = (_node(prop, names), piece, f".{name}")
+                node = _node(prop, names)
+                fields[name] = (node, piece, f".{name}", _ALWAYS_FINE.get(getattr(node, "kind", None)))
             self.fields = fields
         return self.fields
 
@@ -396,11 +402,12 @@ class _Struct(_Node):
             if entry is None:
                 w.unknown(path, key if type(key) is str else str(key))
                 continue
-            prior = olds.get(key, _NOTHING)
-            if item is None or prior is item:
+            node, piece, spath, fine = entry
+            if item is None or type(item) is fine:
                 continue
-            node, piece, spath = entry
-            node.check(item, prior, w, name, (fields, piece), (path, spath), depth + 1)
+            prior = olds.get(key, _NOTHING)
+            if prior is not item:
+                node.check(item, prior, w, name, (fields, piece), (path, spath), depth + 1)
 
 
 class _Quantity(_Node):
@@ -409,6 +416,13 @@ class _Quantity(_Node):
     __slots__ = ()
 
     def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: Stack, path: Stack, depth: int) -> None:
+        if type(v) is str:
+            try:
+                parse_quantity(v)  # cached per string
+            except QuantityError:
+                pass
+            else:
+                return
         what, text = _literal(v)
         if what == "string":
             text = v if type(v) is str else str(v)
@@ -462,6 +476,7 @@ class _Time(_Node):
             raise _Abort(problem)
 
 
+_ALWAYS_FINE: dict[str | None, type] = {"string": str, "bool": bool}
 _NOTHING: Any = object()
 _EMPTY: dict[str, Any] = {}
 _NO_ITEMS: list[Any] = []
@@ -552,8 +567,7 @@ def _walk(node: _Node, obj: Any, old: Any, *, ordered: bool) -> str | None:
     w = _Walk(ordered)
     try:
         if type(obj) is dict and isinstance(node, _Struct):
-            top = {k: v for k, v in obj.items() if k not in _SKIP_TOP} if _SKIP_TOP & obj.keys() else obj
-            node.check(top, old if type(old) is dict else _NOTHING, w, "", None, None, 0)
+            node.check(obj, old if type(old) is dict else _NOTHING, w, "", None, None, 0)
         elif obj is not None:
             node.check(obj, _NOTHING, w, "", None, None, 0)
     except _Abort as exc:
