@@ -6,21 +6,51 @@ from collections.abc import Sequence
 
 from kubesim.api import Scenario
 from kubesim.api.loader import load_scenarios
-from kubesim.api.validation import validate_scenario
+from kubesim.api.operations import ScenarioOperation
+from kubesim.api.validation import PATCH_TYPES, parse_patch, validate_scenario
 from kubesim.clock import Clock
 from kubesim.cluster import Cluster, ResourceRegistry, check_new_object
 from kubesim.errors import ApiError, InvalidInput, Problem
+from kubesim.k8s.decoding import delete_options_message, patch_decoding_message
 from kubesim.plugins import Hooks
 from kubesim.scenario import SCENARIO_CRD
 
 __all__ = ["load_and_validate"]
 
 
+def _request_problem(op: ScenarioOperation, registry: ResourceRegistry) -> tuple[str, str] | None:
+    """(field, message) for a patch or delete body the API server would not decode."""
+    if op.delete_operation is not None:
+        opts = op.delete_operation.delete_options
+        if opts is None or opts.grace_period_seconds is None:
+            return None
+        message = delete_options_message({"gracePeriodSeconds": opts.grace_period_seconds})
+        return None if message is None else ("deleteOperation.deleteOptions.gracePeriodSeconds", message)
+    p = op.patch_operation
+    if p is None or PATCH_TYPES.get(p.patch_type) not in ("merge", "strategic"):
+        return None
+    try:
+        rt = registry.lookup(p.type_meta.api_version, p.type_meta.kind)
+    except ApiError:
+        return None
+    if not registry.is_builtin(rt):
+        return None
+    try:
+        patch = parse_patch(p.patch, p.patch_type)
+    except ValueError:
+        return None  # validate_scenario reports it
+    message = patch_decoding_message(rt.group, rt.version, rt.kind, patch)
+    return None if message is None else ("patchOperation.patch", message)
+
+
 def _object_problems(scenario: Scenario, registry: ResourceRegistry, file: str) -> list[Problem]:
-    """Objects to create that the API server's validation would reject."""
+    """Objects to create, patches and delete options that the API server would reject."""
     out = []
     for i, op in enumerate(scenario.spec.operations):
         if op.create_operation is None:
+            found = _request_problem(op, registry)
+            if found is not None:
+                out.append(Problem(f"spec.operations[{i}].{found[0]}", found[1], file))
             continue
         try:
             message = check_new_object(registry, op.create_operation.object)

@@ -32,6 +32,7 @@ import structlog
 
 from kubesim.clock import Clock
 from kubesim.errors import BadRequest
+from kubesim.k8s.decoding import delete_options_message
 from kubesim.k8s.selectors import FieldSelector, LabelSelector
 
 from .admission import Admitter
@@ -222,6 +223,10 @@ class Cluster:
                 f'propagationPolicy: Unsupported value: "{propagation_policy}": supported values: '
                 + ", ".join(f'"{p}"' for p in POLICIES)
             )
+        if grace_period_seconds is not None and (message := delete_options_message(
+            {"gracePeriodSeconds": grace_period_seconds}
+        )):
+            raise BadRequest(message)
         if grace_period_seconds is not None and grace_period_seconds < 0:
             raise BadRequest(f"gracePeriodSeconds: Invalid value: {grace_period_seconds}: must be >= 0")
         with self._api_call():

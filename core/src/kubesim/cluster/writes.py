@@ -419,7 +419,7 @@ class GenericStore:
             return pod
         if policy == ORPHAN:
             self.gc.orphan_dependents(meta["uid"])
-        when = format_time(self.clock.now() + timedelta(seconds=period))
+        when = format_time(_later(self.clock.now(), period))
         marked = self.marked(pod, list(meta.get("finalizers") or ()), when, period)
         self.commit(rt, key, marked, pod, actor, None)
         return marked
@@ -464,6 +464,15 @@ def _metadata_of(obj: dict[str, Any]) -> dict[str, Any]:
     if meta is None:
         meta = obj["metadata"] = {}
     return meta  # type: ignore[no-any-return]
+
+
+def _later(now: datetime, seconds: int) -> datetime:
+    """`now` plus a grace period; one past year 9999 (a gracePeriodSeconds near int64's limit,
+    which Go's time.Duration arithmetic would wrap) is the latest time kubesim can write."""
+    try:
+        return now + timedelta(seconds=seconds)
+    except OverflowError:
+        return datetime.max.replace(microsecond=0, tzinfo=now.tzinfo)
 
 
 def _binding_conflict(name: str, reason: str) -> Conflict:

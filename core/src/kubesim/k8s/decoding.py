@@ -35,7 +35,14 @@ from kubesim.k8s.quantity import QuantityError
 from kubesim.k8s.quantity import parse as parse_quantity
 from kubesim.k8s.rfc3339 import parse_error
 
-__all__ = ["MAX_DEPTH", "decode_error", "decoding_message", "metadata_decoding_message"]
+__all__ = [
+    "MAX_DEPTH",
+    "decode_error",
+    "decoding_message",
+    "delete_options_message",
+    "metadata_decoding_message",
+    "patch_decoding_message",
+]
 
 MAX_DEPTH = 200
 """Nesting levels (objects and arrays) a body may have; deeper ones are refused."""
@@ -580,6 +587,34 @@ def _walk(node: _Node, obj: Any, old: Any, *, ordered: bool) -> str | None:
 
 
 _OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+_DELETE_OPTIONS = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"
+
+
+def delete_options_message(options: dict[str, Any]) -> str | None:
+    """The error decoding a DELETE body (metav1.DeleteOptions) gives, unwrapped as the handler
+    returns it, e.g. for a gracePeriodSeconds beyond int64; None when it decodes."""
+    return _walk(_definition_node(_DELETE_OPTIONS), options, None, ordered=True)
+
+
+def patch_decoding_message(group: str, version: str, kind: str, patch: Any) -> str | None:
+    """decoding_message for what a merge or strategic merge patch puts into an object.
+
+    Every non-null value of such a patch lands at the same place in the patched object, and
+    the rest of that object decoded when it was stored, so the patch alone shows (before
+    anything runs) the errors decoding the result will give. Strategic-merge directives
+    ("$patch", "$setElementOrder/...", ...) are not fields and are left out.
+    """
+    return decoding_message(group, version, kind, _without_directives(patch))
+
+
+def _without_directives(value: Any, depth: int = 0) -> Any:
+    if depth > MAX_DEPTH:
+        return value
+    if type(value) is dict:
+        return {k: _without_directives(v, depth + 1) for k, v in value.items() if not str(k).startswith("$")}
+    if type(value) is list:
+        return [_without_directives(v, depth + 1) for v in value]
+    return value
 
 
 def metadata_decoding_message(version: str, kind: str, obj: Any, old: Any = None) -> str | None:
