@@ -463,7 +463,7 @@ def _metadata_of(obj: dict[str, Any]) -> dict[str, Any]:
     meta = obj.get("metadata")
     if meta is None:
         meta = obj["metadata"] = {}
-    return meta  # type: ignore[no-any-return]
+    return meta
 
 
 def _later(now: datetime, seconds: int) -> datetime:

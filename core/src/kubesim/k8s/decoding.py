@@ -22,9 +22,9 @@ with the stored object, which was checked when it was written.
 
 from __future__ import annotations
 
-import binascii
 import datetime
 import math
+import re
 from decimal import Decimal
 from functools import cache
 from typing import Any
@@ -303,13 +303,12 @@ def _base64_error(text: str) -> int | None:
 _BASE64_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 
 
+_WELL_FORMED_BASE64 = re.compile(rb"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+
+
 def _binascii_ok(src: bytes) -> bool:
     """A quick accept for well-formed padded base64 (newlines aside), the usual case."""
-    try:
-        binascii.a2b_base64(src.replace(b"\r", b"").replace(b"\n", b""), strict_mode=True)
-    except binascii.Error:
-        return False
-    return True
+    return _WELL_FORMED_BASE64.fullmatch(src.replace(b"\r", b"").replace(b"\n", b"")) is not None
 
 
 class _Array(_Node):
@@ -349,10 +348,9 @@ class _Map(_Node):
             raise _Abort(f"json: nesting deeper than {MAX_DEPTH} levels")
         elem = self.elem
         if not w.ordered and all(type(value) is str for value in v.values()):
-            kind = type(elem)
-            if kind is _Scalar and elem.kind == "string":  # labels, annotations: the hot cases
+            if isinstance(elem, _Scalar) and elem.kind == "string":  # labels, annotations: the hot cases
                 return
-            if kind is _Quantity:  # resource lists
+            if type(elem) is _Quantity:  # resource lists
                 try:
                     for value in v.values():
                         parse_quantity(value)  # cached per string
@@ -390,7 +388,7 @@ class _Struct(_Node):
                 embedded, names = go.get(name, ["", None])
                 piece = f".{embedded}.{name}" if embedded else f".{name}"
                 node = _node(prop, names)
-                fields[name] = (node, piece, f".{name}", _ALWAYS_FINE.get(getattr(node, "kind", None)))
+                fields[name] = (node, piece, f".{name}", _ALWAYS_FINE.get(node.kind) if isinstance(node, _Scalar) else None)
             self.fields = fields
         return self.fields
 
