@@ -28,12 +28,12 @@ from pathlib import Path
 _DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src" / "kubesim" / "k8s" / "openapi-v2.json.gz"
 _BASIC = {"string", "bool", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16",
           "uint32", "uint64", "float32", "float64", "byte", "rune", "any"}
-_PACKAGE = re.compile(r"^package (\w+)", re.M)
-_IMPORT_ONE = re.compile(r'^import\s+(\w+\s+)?"([^"]+)"', re.M)
-_IMPORT_BLOCK = re.compile(r"^import \((.*?)^\)", re.M | re.S)
-_IMPORT_LINE = re.compile(r'^\s*(\w+\s+)?"([^"]+)"', re.M)
-_STRUCT = re.compile(r"^type (\w+) struct \{\n(.*?)^\}", re.M | re.S)
-_NAMED = re.compile(r"^type (\w+) ((?:\[\]|map\[|\*)?[\w.\[\]*]+)\s*$", re.M)
+_PACKAGE = re.compile(r"^package (\w+)", re.MULTILINE)
+_IMPORT_ONE = re.compile(r'^import\s+(\w+\s+)?"([^"]+)"', re.MULTILINE)
+_IMPORT_BLOCK = re.compile(r"^import \((.*?)^\)", re.MULTILINE | re.DOTALL)
+_IMPORT_LINE = re.compile(r'^\s*(\w+\s+)?"([^"]+)"', re.MULTILINE)
+_STRUCT = re.compile(r"^type (\w+) struct \{\n(.*?)^\}", re.MULTILINE | re.DOTALL)
+_NAMED = re.compile(r"^type (\w+) ((?:\[\]|map\[|\*)?[\w.\[\]*]+)\s*$", re.MULTILINE)
 _FIELD = re.compile(r'^\s*(\w+)\s+([\w.\[\]*]+)\s+`[^`]*json:"([^"]*)"')
 _EMBEDDED = re.compile(r'^\s*\*?([\w.]+)\s+`[^`]*json:"([^"]*)"')
 
@@ -61,7 +61,7 @@ def _imports(src: str) -> dict[str, str]:
 def _load_module(module: str, root: Path, packages: dict[str, _Package]) -> None:
     for file in sorted(root.rglob("*.go")):
         name = file.name
-        if name.endswith("_test.go") or name.startswith("zz_generated") or name.endswith(".pb.go"):
+        if name.endswith(("_test.go", ".pb.go")) or name.startswith("zz_generated"):
             continue
         rel = file.parent.relative_to(root).as_posix()
         path = module if rel == "." else f"{module}/{rel}"

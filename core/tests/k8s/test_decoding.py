@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from kubesim.k8s import openapi
 from kubesim.k8s.decoding import (
     MAX_DEPTH,
@@ -139,8 +138,8 @@ CASES = [
      "Volume.spec.volumes.VolumeSource.hostPath of type v1.HostPathVolumeSource"),
     # IntOrString: a string, else an int32
     ({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {"ports": [{"targetPort": 2.5}]}},
-     'Service in version "v1" cannot be handled as a Service: json: cannot unmarshal number 2.5 into Go struct '
-     "field ServicePort.spec.ports.targetPort of type int32"),
+     ('Service in version "v1" cannot be handled as a Service: json: cannot unmarshal number 2.5 into Go struct '
+     "field ServicePort.spec.ports.targetPort of type int32")),
     (deployment(strategy={"rollingUpdate": {"maxSurge": [1]}}), DEPLOY + "json: cannot unmarshal array into Go "
      "struct field RollingUpdateDeployment.spec.strategy.rollingUpdate.maxSurge of type int32"),
     # Time: a string in RFC 3339

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from kubesim.k8s.rfc3339 import parse_error
 
 LAYOUT = '"2006-01-02T15:04:05Z07:00"'
@@ -23,14 +22,14 @@ def test_accepted(value: str) -> None:
     [
         ("yesterday", f'parsing time "yesterday" as {LAYOUT}: cannot parse "yesterday" as "2006"'),
         ("2024/01/01", f'parsing time "2024/01/01" as {LAYOUT}: cannot parse "/01/01" as "-"'),
-        ("2024-1-01T00:00:00Z", f'parsing time "2024-1-01T00:00:00Z" as {LAYOUT}: cannot parse '
-         '"1-01T00:00:00Z" as "01"'),
+        ("2024-1-01T00:00:00Z", (f'parsing time "2024-1-01T00:00:00Z" as {LAYOUT}: cannot parse '
+         '"1-01T00:00:00Z" as "01"')),
         ("2024-13-01T00:00:00Z", 'parsing time "2024-13-01T00:00:00Z": month out of range'),
         ("2024-01-01T24:00:00Z", 'parsing time "2024-01-01T24:00:00Z": hour out of range'),
         ("2024-01-01T00:60:00Z", 'parsing time "2024-01-01T00:60:00Z": minute out of range'),
         ("2023-02-29T00:00:00Z", 'parsing time "2023-02-29T00:00:00Z": day out of range'),
-        ("2024-01-01t00:00:00Z", f'parsing time "2024-01-01t00:00:00Z" as {LAYOUT}: cannot parse '
-         '"t00:00:00Z" as "T"'),
+        ("2024-01-01t00:00:00Z", (f'parsing time "2024-01-01t00:00:00Z" as {LAYOUT}: cannot parse '
+         '"t00:00:00Z" as "T"')),
         ("2024-01-01T00:00:00", f'parsing time "2024-01-01T00:00:00" as {LAYOUT}: cannot parse "" as "Z07:00"'),
         ("2024-01-01T00:00:00Zx", 'parsing time "2024-01-01T00:00:00Zx": extra text: "x"'),
         ("2024-01-01T00:00:00+25:00", 'parsing time "2024-01-01T00:00:00+25:00": time zone offset hour out of range'),

@@ -179,7 +179,7 @@ def _literal(v: Any) -> tuple[str, str]:
 
 
 def _go_nonfinite(f: float) -> str:
-    return "NaN" if f != f else ("+Inf" if f > 0 else "-Inf")
+    return "NaN" if math.isnan(f) else ("+Inf" if f > 0 else "-Inf")
 
 
 # --- compiled checkers ---------------------------------------------------------------------
