@@ -102,6 +102,12 @@ REFUSED = [
     pytest.param(_scenario(_create(_node()), _patch({"spec": {"taints": "x"}})),
                  "spec.operations[1].patchOperation.patch", NODE + "json: cannot unmarshal string into Go struct "
                  "field NodeSpec.spec.taints of type []v1.Taint", id="patch-taints"),
+    pytest.param(_scenario(_create(_node()), {"patchOperation": {
+        "typeMeta": {"apiVersion": "v1", "kind": "Node"}, "objectMeta": {"name": "n"}, "subresource": "status",
+        "patch": json.dumps([{"op": "replace", "path": "/status/allocatable", "value": "lots"}]),
+        "patchType": "application/json-patch+json"}}), "spec.operations[1].patchOperation.patch",
+        NODE + "json: cannot unmarshal string into Go struct field NodeStatus.status.allocatable of type "
+        "v1.ResourceList", id="json-patch-allocatable"),
     pytest.param(_scenario(_create(_node(status={"allocatable": {"cpu": 1e30}}))), CREATE, NODE + "invalid "
                  "quantity '1e+30': too large (kubesim accepts magnitudes below 1e30)", id="node-quantity-1e30"),
     pytest.param(_scenario(_create(_node()), {"deleteOperation": {

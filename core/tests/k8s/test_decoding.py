@@ -257,3 +257,19 @@ def test_vendored_document() -> None:
     assert openapi.go_types("io.k8s.api.core.v1.NodeStatus")["allocatable"] == [
         "", ["v1.ResourceList", "resource.Quantity"]
     ]
+
+
+def test_json_patch_values_are_decoded_where_their_paths_put_them() -> None:
+    ops = [{"op": "test", "path": "/spec/taints", "value": "x"},
+           {"op": "add", "path": "/metadata/labels/a~1b", "value": "ok"},
+           {"op": "replace", "path": "/spec/taints/2/efect", "value": "x"}]
+    assert patch_decoding_message("", "v1", "Node", ops, json_patch=True) == (
+        NODE + 'strict decoding error: unknown field "spec.taints[2].efect"'
+    )
+    ops = [{"op": "add", "path": "/status/allocatable", "value": "lots"}]
+    assert patch_decoding_message("", "v1", "Node", ops, json_patch=True) == (
+        NODE + "json: cannot unmarshal string into Go struct field NodeStatus.status.allocatable of type "
+        "v1.ResourceList"
+    )
+    appended = [{"op": "add", "path": "/spec/taints/-", "value": "x"}]  # its index is known at run time only
+    assert patch_decoding_message("", "v1", "Node", appended, json_patch=True) is None

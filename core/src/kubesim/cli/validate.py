@@ -27,7 +27,7 @@ def _request_problem(op: ScenarioOperation, registry: ResourceRegistry) -> tuple
         message = delete_options_message({"gracePeriodSeconds": opts.grace_period_seconds})
         return None if message is None else ("deleteOperation.deleteOptions.gracePeriodSeconds", message)
     p = op.patch_operation
-    if p is None or PATCH_TYPES.get(p.patch_type) not in ("merge", "strategic"):
+    if p is None or p.patch_type not in PATCH_TYPES:
         return None
     try:
         rt = registry.lookup(p.type_meta.api_version, p.type_meta.kind)
@@ -39,7 +39,7 @@ def _request_problem(op: ScenarioOperation, registry: ResourceRegistry) -> tuple
         patch = parse_patch(p.patch, p.patch_type)
     except ValueError:
         return None  # validate_scenario reports it
-    message = patch_decoding_message(rt.group, rt.version, rt.kind, patch)
+    message = patch_decoding_message(rt.group, rt.version, rt.kind, patch, json_patch=PATCH_TYPES[p.patch_type] == "json")
     return None if message is None else ("patchOperation.patch", message)
 
 

@@ -594,15 +594,53 @@ def delete_options_message(options: dict[str, Any]) -> str | None:
     return _walk(_definition_node(_DELETE_OPTIONS), options, None, ordered=True)
 
 
-def patch_decoding_message(group: str, version: str, kind: str, patch: Any) -> str | None:
-    """decoding_message for what a merge or strategic merge patch puts into an object.
+def patch_decoding_message(group: str, version: str, kind: str, patch: Any, *, json_patch: bool = False) -> str | None:
+    """decoding_message for what a patch puts into an object, known before anything runs.
 
-    Every non-null value of such a patch lands at the same place in the patched object, and
-    the rest of that object decoded when it was stored, so the patch alone shows (before
-    anything runs) the errors decoding the result will give. Strategic-merge directives
-    ("$patch", "$setElementOrder/...", ...) are not fields and are left out.
+    Every non-null value of a merge or strategic merge patch lands at the same place in the
+    patched object, and the rest of that object decoded when it was stored, so the patch
+    alone shows the errors decoding the result will give. Strategic-merge directives
+    ("$patch", "$setElementOrder/...", ...) are not fields and are left out. For a JSON
+    patch (json_patch=True), the values of its add and replace operations are put where
+    their paths say (an append, "-", whose index is not known yet, is left to run time).
     """
-    return decoding_message(group, version, kind, _without_directives(patch))
+    body = _json_patch_values(patch) if json_patch else _without_directives(patch)
+    return decoding_message(group, version, kind, body)
+
+
+_MAX_PATCH_INDEX = 10_000
+
+
+def _json_patch_values(operations: Any) -> dict[str, Any]:
+    """One object holding the values JSON patch add/replace operations write, at their paths."""
+    merged: dict[str, Any] = {}
+    for op in operations if type(operations) is list else ():
+        if type(op) is not dict or op.get("op") not in ("add", "replace") or type(op.get("path")) is not str:
+            continue
+        tokens = [t.replace("~1", "/").replace("~0", "~") for t in op["path"].split("/")[1:]]
+        if not tokens or "-" in tokens or any(t.isdigit() and int(t) > _MAX_PATCH_INDEX for t in tokens):
+            continue
+        _put(merged, tokens, op.get("value"))
+    return merged
+
+
+def _put(container: Any, tokens: list[str], value: Any) -> None:
+    """Set `value` at `tokens` under `container`, making objects and (null-padded) arrays on the way."""
+    for i, token in enumerate(tokens):
+        last = i == len(tokens) - 1
+        nxt: Any = value if last else ([] if tokens[i + 1].isdigit() else {})
+        if type(container) is list and token.isdigit():
+            index = int(token)
+            container.extend([None] * (index + 1 - len(container)))
+            if last or container[index] is None:
+                container[index] = nxt
+            container = container[index]
+        elif type(container) is dict:
+            if last or type(container.get(token)) is not type(nxt):
+                container[token] = nxt
+            container = container[token]
+        else:
+            return
 
 
 def _without_directives(value: Any, depth: int = 0) -> Any:
