@@ -273,3 +273,10 @@ def test_json_patch_values_are_decoded_where_their_paths_put_them() -> None:
     )
     appended = [{"op": "add", "path": "/spec/taints/-", "value": "x"}]  # its index is known at run time only
     assert patch_decoding_message("", "v1", "Node", appended, json_patch=True) is None
+
+
+@pytest.mark.parametrize(("key", "shown"), [(1, '1 must be a string (quote it: "1")'),
+                                           (True, 'true must be a string (quote it: "true")')])
+def test_map_keys_yaml_read_as_numbers_are_named(key: Any, shown: str) -> None:
+    obj = {**node(), "metadata": {"name": "n", "labels": {"a": "b", key: "x"}}}
+    assert message(obj) == NODE + "metadata.labels: the key " + shown

@@ -347,7 +347,7 @@ class _Map(_Node):
         if depth >= MAX_DEPTH:
             raise _Abort(f"json: nesting deeper than {MAX_DEPTH} levels")
         elem = self.elem
-        if not w.ordered and all(type(value) is str for value in v.values()):
+        if not w.ordered and all(type(key) is str and type(value) is str for key, value in v.items()):
             if isinstance(elem, _Scalar) and elem.kind == "string":  # labels, annotations: the hot cases
                 return
             if type(elem) is _Quantity:  # resource lists
@@ -360,11 +360,20 @@ class _Map(_Node):
                     return
         olds = old if type(old) is dict else _EMPTY
         for key in sorted(v, key=str) if w.ordered else v:
+            if type(key) is not str:
+                raise _Abort(_key_error(path, key))
             item = v[key]
             prior = olds.get(key, _NOTHING)
             if item is None or prior is item:
                 continue
             elem.check(item, prior, w, struct, fields, (path, f".{key}"), depth + 1)
+
+
+def _key_error(path: Stack, key: Any) -> str:
+    """A map key YAML read as a number or boolean: kubectl would send it as a string, kubesim
+    (which keeps objects as they were read) needs it written as one."""
+    text = "true" if key is True else "false" if key is False else "null" if key is None else str(key)
+    return f"{_joined(path, '')[1:]}: the key {text} must be a string (quote it: {_go_quote(text)})"
 
 
 class _Struct(_Node):
