@@ -108,8 +108,8 @@ REFUSED = [
         "patchType": "application/json-patch+json"}}), "spec.operations[1].patchOperation.patch",
         NODE + "json: cannot unmarshal string into Go struct field NodeStatus.status.allocatable of type "
         "v1.ResourceList", id="json-patch-allocatable"),
-    pytest.param(_scenario(_create(_node(status={"allocatable": {"cpu": 1e30}}))), CREATE, NODE + "invalid "
-                 "quantity '1e+30': too large (kubesim accepts magnitudes below 1e30)", id="node-quantity-1e30"),
+    pytest.param(_scenario(_create(_node(status={"allocatable": {"cpu": 1e30}}))), CREATE, NODE + "status.allocatable[cpu]: "
+                 "invalid quantity '1e+30': too large (kubesim accepts magnitudes below 1e30)", id="node-quantity-1e30"),
     pytest.param(_scenario(_create(_node()), {"deleteOperation": {
         "typeMeta": {"apiVersion": "v1", "kind": "Node"}, "objectMeta": {"name": "n"},
         "deleteOptions": {"gracePeriodSeconds": 2**70}}}), "spec.operations[1].deleteOperation.deleteOptions."

@@ -128,11 +128,13 @@ CASES = [
     # nested paths: no list indexes or map keys in the Go field path
     (pod(containers=[container(), container(ports=[{"containerPort": "80"}])]), POD + "json: cannot unmarshal "
      "string into Go struct field ContainerPort.spec.containers.ports.containerPort of type int32"),
-    (pod(containers=[container(resources={"requests": {"cpu": "1", "memory": "lots"}})]), POD + QUANTITY),
-    (pod(containers=[container(resources={"limits": {"cpu": {"a": 1}}})]), POD + QUANTITY),
-    (pod(containers=[container(resources={"limits": {"cpu": "1e30"}})]), POD + "invalid quantity '1e30': too "
+    (pod(containers=[container(resources={"requests": {"cpu": "1", "memory": "lots"}})]),
+     POD + "spec.containers[0].resources.requests[memory]: " + QUANTITY),
+    (pod(containers=[container(resources={"limits": {"cpu": {"a": 1}}})]),
+     POD + "spec.containers[0].resources.limits[cpu]: " + QUANTITY),
+    (pod(containers=[container(resources={"limits": {"cpu": "1e30"}})]), POD + "spec.containers[0].resources.limits[cpu]: invalid quantity '1e30': too "
      "large (kubesim accepts magnitudes below 1e30)"),
-    (node(allocatable={"cpu": 1e30}), NODE + "invalid quantity '1e+30': too large (kubesim accepts magnitudes "
+    (node(allocatable={"cpu": 1e30}), NODE + "status.allocatable[cpu]: invalid quantity '1e+30': too large (kubesim accepts magnitudes "
      "below 1e30)"),
     (pod(volumes=[{"name": "v", "hostPath": "/x"}]), POD + "json: cannot unmarshal string into Go struct field "
      "Volume.spec.volumes.VolumeSource.hostPath of type v1.HostPathVolumeSource"),
@@ -145,11 +147,11 @@ CASES = [
     # Time: a string in RFC 3339
     ({**pod(), "metadata": {"name": "p", "creationTimestamp": 5}}, POD + "json: cannot unmarshal number into Go "
      "struct field ObjectMeta.metadata.creationTimestamp of type string"),
-    ({**pod(), "metadata": {"name": "p", "creationTimestamp": "2024-02-30T00:00:00Z"}}, POD + 'parsing time '
-     '"2024-02-30T00:00:00Z": day out of range'),
+    ({**pod(), "metadata": {"name": "p", "creationTimestamp": "2024-02-30T00:00:00Z"}}, POD + 'metadata.creationTimestamp: '
+     'parsing time "2024-02-30T00:00:00Z": day out of range'),
     # []byte: base64
     ({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"a": "abc"}},
-     'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 0'),
+     'Secret in version "v1" cannot be handled as a Secret: data[a]: illegal base64 data at input byte 0'),
     # float64 (JSONSchemaProps.maximum) and maps of structs
     (crd_schema({"maximum": "x"}), CRD + "json: cannot unmarshal string into Go struct field "
      "JSONSchemaProps.spec.versions.schema.openAPIV3Schema.maximum of type float64"),
@@ -169,7 +171,7 @@ CASES = [
     ({**deployment(replicas="3"), "metadata": {"name": "d", "labels": {"a": 1}}}, DEPLOY + "json: cannot "
      "unmarshal number into Go struct field ObjectMeta.metadata.labels of type string"),
     # an UnmarshalJSON error (Quantity) ends decoding and wins over an earlier type error
-    ({**node(allocatable={"cpu": "x"}), "metadata": {"name": 5}}, NODE + QUANTITY),
+    ({**node(allocatable={"cpu": "x"}), "metadata": {"name": 5}}, NODE + "status.allocatable[cpu]: " + QUANTITY),
     # JSON cannot hold NaN: kubectl would not send it
     (deployment(replicas=float("nan")), DEPLOY + "json: unsupported value: NaN"),
 ]

@@ -106,11 +106,30 @@ def _type_error(value: str, go_type: str, struct: str, fields: Stack) -> str:
 
 
 def _joined(path: Stack, tail: str) -> str:
+    """A strict-decoding path: map keys joined with dots, as sigs.k8s.io/json writes them."""
     pieces = [tail]
     while path is not None:
         path, piece = path
-        pieces.append(piece)
+        pieces.append("." + piece[1:] if piece[:1] == _KEY else piece)
     return "".join(reversed(pieces))
+
+
+def _field_path(path: Stack) -> str:
+    """A field.Path as validation errors write it: spec.containers[0].resources.requests[cpu]."""
+    pieces = []
+    while path is not None:
+        path, piece = path
+        pieces.append(f"[{piece[1:]}]" if piece[:1] == _KEY else piece)
+    return "".join(reversed(pieces))[1:]
+
+
+def _located(path: Stack, error: str) -> str:
+    """An error an UnmarshalJSON method returns without naming the field, prefixed with it
+    (upstream's text is kept; kubesim adds where it happened)."""
+    return f"{_field_path(path)}: {error}" if path is not None else error
+
+
+_KEY = "\x00"  # marks a map key in a path, printed ".key" (strict errors) or "[key]" (field paths)
 
 
 def _go_quote(text: str) -> str:
@@ -263,7 +282,7 @@ class _Bytes(_Node):
             return
         bad = _base64_error(v)
         if bad is not None and w.type_error is None:
-            w.type_error = f"illegal base64 data at input byte {bad}"
+            w.type_error = _located(path, f"illegal base64 data at input byte {bad}")
 
 
 def _base64_error(text: str) -> int | None:
@@ -366,7 +385,7 @@ class _Map(_Node):
             prior = olds.get(key, _NOTHING)
             if item is None or prior is item:
                 continue
-            elem.check(item, prior, w, struct, fields, (path, f".{key}"), depth + 1)
+            elem.check(item, prior, w, struct, fields, (path, _KEY + key), depth + 1)
 
 
 def _key_error(path: Stack, key: Any) -> str:
@@ -441,13 +460,14 @@ class _Quantity(_Node):
         if what == "string":
             text = v if type(v) is str else str(v)
         elif what != "number":
-            raise _Abort(_FORMAT_WRONG)
+            raise _Abort(_located(path, _FORMAT_WRONG))
         try:
             parse_quantity(text)
         except QuantityError as exc:
             message = str(exc)
             reason = message.rsplit(": ", 1)[-1]
-            raise _Abort(reason if "must match" in reason or "suffix" in reason else message) from None
+            upstream = "must match" in reason or "suffix" in reason
+            raise _Abort(_located(path, reason if upstream else message)) from None
 
 
 _FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -487,7 +507,7 @@ class _Time(_Node):
             raise _Abort(_type_error(what, "string", struct, fields))
         problem = parse_error(str(v), micro=self.micro)
         if problem is not None:
-            raise _Abort(problem)
+            raise _Abort(_located(path, problem))
 
 
 _ALWAYS_FINE: dict[str | None, type] = {"string": str, "bool": bool}
