@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
@@ -282,3 +283,13 @@ def test_json_patch_values_are_decoded_where_their_paths_put_them() -> None:
 def test_map_keys_yaml_read_as_numbers_are_named(key: Any, shown: str) -> None:
     obj = {**node(), "metadata": {"name": "n", "labels": {"a": "b", key: "x"}}}
     assert message(obj) == NODE + "metadata.labels: the key " + shown
+
+
+def test_unquoted_yaml_timestamps_where_strings_belong() -> None:
+    stamp = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
+    obj = {**pod(), "metadata": {"name": "p", "creationTimestamp": stamp, "annotations": {"a": datetime.date(2024, 1, 2)}}}
+    assert message(obj) == POD + "metadata.annotations[a]: YAML read 2024-01-02 as a timestamp: quote it to make it a string"
+    obj["metadata"]["annotations"] = {}
+    assert message(obj) == (
+        POD + "metadata.creationTimestamp: YAML read 2024-01-01T00:00:00+00:00 as a timestamp: quote it to make it a string"
+    )

@@ -242,6 +242,8 @@ class _Scalar(_Node):
             what, _ = _literal(v)
             if what != "string":
                 w.mismatch(what, self.go, struct, fields)
+            else:
+                _not_a_timestamp(v, path)
             return
         if kind == "bool":
             if v is True or v is False:
@@ -483,6 +485,7 @@ class _IntOrString(_Node):
             return
         what, text = _literal(v)
         if what == "string":
+            _not_a_timestamp(v, path)
             return
         if what != "number":
             raise _Abort(_type_error(what, "int32", struct, fields))
@@ -500,17 +503,23 @@ class _Time(_Node):
         self.micro = micro
 
     def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: Stack, path: Stack, depth: int) -> None:
-        if isinstance(v, (datetime.date, datetime.datetime)):
-            return
         what, _ = _literal(v)
         if what != "string":
             raise _Abort(_type_error(what, "string", struct, fields))
+        _not_a_timestamp(v, path)
         problem = parse_error(str(v), micro=self.micro)
         if problem is not None:
             raise _Abort(_located(path, problem))
 
 
 _ALWAYS_FINE: dict[str | None, type] = {"string": str, "bool": bool}
+def _not_a_timestamp(v: Any, path: Stack) -> None:
+    """kubectl sends an unquoted YAML timestamp as the string it was written as; kubesim keeps
+    what its YAML loader made of it (a date), which it cannot use where a string belongs."""
+    if isinstance(v, datetime.date):
+        raise _Abort(_located(path, f"YAML read {v.isoformat()} as a timestamp: quote it to make it a string"))
+
+
 _NOTHING: Any = object()
 _EMPTY: dict[str, Any] = {}
 _NO_ITEMS: list[Any] = []
