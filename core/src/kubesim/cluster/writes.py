@@ -19,7 +19,7 @@ import attrs
 from kubesim.clock import Clock, format_time
 from kubesim.errors import AlreadyExists, BadRequest, Conflict, NotFound
 from kubesim.k8s.conditions import update_pod_condition
-from kubesim.k8s.decoding import decoding_message, metadata_decoding_message
+from kubesim.k8s.decoding import decode_error, metadata_decoding_message
 from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
 
 from . import priority, strategies
@@ -114,9 +114,9 @@ class GenericStore:
         """
         if not self.registry.is_builtin(rt):
             return checked_metadata(rt, obj, old)
-        message = decoding_message(rt.group, rt.version, rt.kind, obj, old)
-        if message is not None:
-            raise BadRequest(message)
+        error = decode_error(rt.group, rt.version, rt.kind, obj, old)
+        if error is not None:
+            raise error
         return _metadata_of(obj)
 
     # --- create -----------------------------------------------------------------------

@@ -65,7 +65,7 @@ _ANYTHING = frozenset(  # UnmarshalJSON keeps the raw JSON, or decodes it lenien
 _INT_BOUNDS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 _MAX_STRICT_ERRORS = 100
 
-Stack = tuple[Any, str] | None
+_Stack = tuple[Any, str] | None
 """A path as a linked list (parent, piece), joined only when an error needs it."""
 
 
@@ -84,12 +84,12 @@ class _Walk:
         self.strict: list[str] = []
         self.seen: set[str] = set()
 
-    def mismatch(self, value: str, go_type: str, struct: str, fields: Stack) -> None:
+    def mismatch(self, value: str, go_type: str, struct: str, fields: _Stack) -> None:
         """saveError(UnmarshalTypeError) with the error context: only the first one counts."""
         if self.type_error is None:
             self.type_error = _type_error(value, go_type, struct, fields)
 
-    def unknown(self, path: Stack, key: str) -> None:
+    def unknown(self, path: _Stack, key: str) -> None:
         """saveStrictError(unknown field): deduplicated, at most 100."""
         if len(self.strict) >= _MAX_STRICT_ERRORS:
             return
@@ -99,13 +99,13 @@ class _Walk:
             self.strict.append(message)
 
 
-def _type_error(value: str, go_type: str, struct: str, fields: Stack) -> str:
+def _type_error(value: str, go_type: str, struct: str, fields: _Stack) -> str:
     if struct or fields is not None:
         return f"json: cannot unmarshal {value} into Go struct field {struct}.{_joined(fields, '')[1:]} of type {go_type}"
     return f"json: cannot unmarshal {value} into Go value of type {go_type}"
 
 
-def _joined(path: Stack, tail: str) -> str:
+def _joined(path: _Stack, tail: str) -> str:
     """A strict-decoding path: map keys joined with dots, as sigs.k8s.io/json writes them."""
     pieces = [tail]
     while path is not None:
@@ -114,7 +114,7 @@ def _joined(path: Stack, tail: str) -> str:
     return "".join(reversed(pieces))
 
 
-def _field_path(path: Stack) -> str:
+def _field_path(path: _Stack) -> str:
     """A field.Path as validation errors write it: spec.containers[0].resources.requests[cpu]."""
     pieces = []
     while path is not None:
@@ -123,7 +123,7 @@ def _field_path(path: Stack) -> str:
     return "".join(reversed(pieces))[1:]
 
 
-def _located(path: Stack, error: str) -> str:
+def _located(path: _Stack, error: str) -> str:
     """An error an UnmarshalJSON method returns without naming the field, prefixed with it
     (upstream's text is kept; kubesim adds where it happened)."""
     return f"{_field_path(path)}: {error}" if path is not None else error
@@ -212,15 +212,17 @@ class _Node:
     def __init__(self, go: str) -> None:
         self.go = go
 
-    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: Stack, path: Stack, depth: int) -> None:
+    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: _Stack, path: _Stack, depth: int) -> None:
         """Decode `v` (not None); `old` is the stored value at the same place, or a sentinel."""
         raise NotImplementedError
 
 
 class _Anything(_Node):
+    """RawExtension, apiextensions JSON and the like: their UnmarshalJSON takes any JSON value."""
+
     __slots__ = ()
 
-    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: Stack, path: Stack, depth: int) -> None:
+    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: _Stack, path: _Stack, depth: int) -> None:
         return
 
 
@@ -233,7 +235,7 @@ class _Scalar(_Node):
         super().__init__(go)
         self.kind = kind
 
-    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: Stack, path: Stack, depth: int) -> None:
+    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: _Stack, path: _Stack, depth: int) -> None:
         kind = self.kind
         t = type(v)
         if kind == "string":
@@ -276,7 +278,7 @@ class _Bytes(_Node):
 
     __slots__ = ()
 
-    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: Stack, path: Stack, depth: int) -> None:
+    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: _Stack, path: _Stack, depth: int) -> None:
         if type(v) is not str:
             what, _ = _literal(v)
             if what != "string":
@@ -339,7 +341,7 @@ class _Array(_Node):
         super().__init__(go)
         self.elem = elem
 
-    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: Stack, path: Stack, depth: int) -> None:
+    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: _Stack, path: _Stack, depth: int) -> None:
         if type(v) is not list:
             w.mismatch(_literal(v)[0], self.go, struct, fields)
             return
@@ -361,7 +363,7 @@ class _Map(_Node):
         super().__init__(go)
         self.elem = elem
 
-    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: Stack, path: Stack, depth: int) -> None:
+    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: _Stack, path: _Stack, depth: int) -> None:
         if type(v) is not dict:
             w.mismatch(_literal(v)[0], self.go, struct, fields)
             return
@@ -390,7 +392,7 @@ class _Map(_Node):
             elem.check(item, prior, w, struct, fields, (path, _KEY + key), depth + 1)
 
 
-def _key_error(path: Stack, key: Any) -> str:
+def _key_error(path: _Stack, key: Any) -> str:
     """A map key YAML read as a number or boolean: kubectl would send it as a string, kubesim
     (which keeps objects as they were read) needs it written as one."""
     text = "true" if key is True else "false" if key is False else "null" if key is None else str(key)
@@ -422,7 +424,7 @@ class _Struct(_Node):
             self.fields = fields
         return self.fields
 
-    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: Stack, path: Stack, depth: int) -> None:
+    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: _Stack, path: _Stack, depth: int) -> None:
         if type(v) is not dict:
             w.mismatch(_literal(v)[0], self.go, struct, fields)
             return
@@ -450,7 +452,7 @@ class _Quantity(_Node):
 
     __slots__ = ()
 
-    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: Stack, path: Stack, depth: int) -> None:
+    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: _Stack, path: _Stack, depth: int) -> None:
         if type(v) is str:
             try:
                 parse_quantity(v)  # cached per string
@@ -480,7 +482,7 @@ class _IntOrString(_Node):
 
     __slots__ = ()
 
-    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: Stack, path: Stack, depth: int) -> None:
+    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: _Stack, path: _Stack, depth: int) -> None:
         if type(v) is str:
             return
         what, text = _literal(v)
@@ -502,7 +504,7 @@ class _Time(_Node):
         super().__init__(go)
         self.micro = micro
 
-    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: Stack, path: Stack, depth: int) -> None:
+    def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: _Stack, path: _Stack, depth: int) -> None:
         what, _ = _literal(v)
         if what != "string":
             raise _Abort(_type_error(what, "string", struct, fields))
@@ -513,7 +515,7 @@ class _Time(_Node):
 
 
 _ALWAYS_FINE: dict[str | None, type] = {"string": str, "bool": bool}
-def _not_a_timestamp(v: Any, path: Stack) -> None:
+def _not_a_timestamp(v: Any, path: _Stack) -> None:
     """kubectl sends an unquoted YAML timestamp as the string it was written as; kubesim keeps
     what its YAML loader made of it (a date), which it cannot use where a string belongs."""
     if isinstance(v, datetime.date):
