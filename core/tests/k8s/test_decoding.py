@@ -293,3 +293,10 @@ def test_unquoted_yaml_timestamps_where_strings_belong() -> None:
     assert message(obj) == (
         POD + "metadata.creationTimestamp: YAML read 2024-01-01T00:00:00+00:00 as a timestamp: quote it to make it a string"
     )
+
+
+def test_field_validation_ignore_lets_unknown_fields_pass_but_not_wrong_types() -> None:
+    assert decoding_message("apps", "v1", "Deployment", deployment(replica=3), strict=False) is None
+    assert decoding_message("apps", "v1", "Deployment", deployment(replica=3, replicas="3"), strict=False) == (
+        DEPLOY + "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
+    )

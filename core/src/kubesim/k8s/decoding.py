@@ -76,10 +76,11 @@ class _Abort(Exception):
 class _Walk:
     """What one decode has found: the first type error and the strict (unknown field) errors."""
 
-    __slots__ = ("ordered", "seen", "strict", "type_error")
+    __slots__ = ("ordered", "report_unknown", "seen", "strict", "type_error")
 
-    def __init__(self, ordered: bool) -> None:
+    def __init__(self, ordered: bool, report_unknown: bool = True) -> None:
         self.ordered = ordered  # keys in JSON order (sorted, as kubectl sends them), for the exact first error
+        self.report_unknown = report_unknown  # fieldValidation=Strict (kubectl's default)
         self.type_error: str | None = None
         self.strict: list[str] = []
         self.seen: set[str] = set()
@@ -91,7 +92,7 @@ class _Walk:
 
     def unknown(self, path: _Stack, key: str) -> None:
         """saveStrictError(unknown field): deduplicated, at most 100."""
-        if len(self.strict) >= _MAX_STRICT_ERRORS:
+        if not self.report_unknown or len(self.strict) >= _MAX_STRICT_ERRORS:
             return
         message = f"unknown field {_go_quote(_joined(path, '.' + key)[1:])}"
         if message not in self.seen:
@@ -590,26 +591,29 @@ def _definition_node(name: str) -> _Node:
 # --- entry points ----------------------------------------------------------------------------
 
 
-def decoding_message(group: str, version: str, kind: str, obj: Any, old: Any = None) -> str | None:
+def decoding_message(
+    group: str, version: str, kind: str, obj: Any, old: Any = None, *, strict: bool = True
+) -> str | None:
     """The BadRequest message decoding `obj` as group/version kind gets, or None when it decodes.
 
     `old` is the stored object an update replaces: subtrees it shares with `obj` are skipped.
-    Kinds the vendored definitions do not know decode as anything.
+    strict=False (fieldValidation Ignore or Warn) lets unknown fields pass. Kinds the vendored
+    definitions do not know decode as anything.
     """
     name = openapi.definition_for(group, version, kind)
     if name is None:
         return None
     node = _definition_node(name)
-    error = _walk(node, obj, old, ordered=False)
+    error = _walk(node, obj, old, ordered=False, strict=strict)
     if error is None:
         return None
-    error = _walk(node, obj, old, ordered=True)  # again in JSON order, for upstream's first error
+    error = _walk(node, obj, old, ordered=True, strict=strict)  # again in JSON order: upstream's first error
     return f'{kind} in version "{version}" cannot be handled as a {kind}: {error}'
 
 
-def _walk(node: _Node, obj: Any, old: Any, *, ordered: bool) -> str | None:
+def _walk(node: _Node, obj: Any, old: Any, *, ordered: bool, strict: bool = True) -> str | None:
     """The error decoding `obj` into `node` gives (json: ... or strict decoding error: ...)."""
-    w = _Walk(ordered)
+    w = _Walk(ordered, strict)
     try:
         if type(obj) is dict and isinstance(node, _Struct):
             node.check(obj, old if type(old) is dict else _NOTHING, w, "", None, None, 0)
@@ -715,7 +719,9 @@ def metadata_decoding_message(version: str, kind: str, obj: Any, old: Any = None
     return f'{kind} in version "{version}" cannot be handled as a {kind}: {error}'
 
 
-def decode_error(group: str, version: str, kind: str, obj: Any, old: Any = None) -> BadRequest | None:
+def decode_error(
+    group: str, version: str, kind: str, obj: Any, old: Any = None, *, strict: bool = True
+) -> BadRequest | None:
     """decoding_message as the API error a request gets (400 BadRequest), or None."""
-    message = decoding_message(group, version, kind, obj, old)
+    message = decoding_message(group, version, kind, obj, old, strict=strict)
     return None if message is None else BadRequest(message)
