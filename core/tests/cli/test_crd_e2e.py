@@ -75,7 +75,10 @@ _C = 'spec.operations[0].createOperation.object: CustomResourceDefinition.apiext
     pytest.param([_crd(), _widget({"mode": "a", "foo": 1})],
                  'spec.operations[1].createOperation.object: Widget in version "v1" cannot be handled as a Widget: '
                  'strict decoding error: unknown field "spec.foo"', id="unknown-field"),
-    pytest.param([{**_crd(), "spec": "oops"}], _C + 'spec: Invalid value: "oops": must be an object', id="crd-spec-string"),
+    pytest.param([{**_crd(), "spec": "oops"}],
+                 'spec.operations[0].createOperation.object: CustomResourceDefinition in version "v1" cannot be '
+                 "handled as a CustomResourceDefinition: json: cannot unmarshal string into Go struct field "
+                 "CustomResourceDefinition.spec of type v1.CustomResourceDefinitionSpec", id="crd-spec-string"),
     pytest.param([_crd({"type": "object", "properties": {"spec": {"properties": {}}}})],
                  _C + "spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be "
                       "empty for specified object fields", id="crd-not-structural"),

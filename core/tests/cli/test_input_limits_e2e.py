@@ -123,8 +123,11 @@ def test_a_pipe_given_on_purpose_is_read(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["within.yaml", "within.json", "anchors.yaml"])
 def test_nesting_and_anchors_within_the_limits_run(tmp_path: Path, name: str) -> None:
     contents = {
-        "within.yaml": HEAD.replace("data: {k: v}", "x: " + "[" * 90 + "]" * 90),
-        "within.json": _scenario_json("[" * 90 + "]" * 90),
+        # nested in a field the ConfigMap does not have, kept by fieldValidation Ignore
+        "within.yaml": HEAD.replace("data: {k: v}", "x: " + "[" * 90 + "]" * 90).replace(
+            "    createOperation:\n", "    createOperation:\n      createOptions: {fieldValidation: Ignore}\n"),
+        "within.json": _scenario_json("[" * 90 + "]" * 90).replace(
+            '"createOperation": {', '"createOperation": {"createOptions": {"fieldValidation": "Ignore"}, '),
         "anchors.yaml": HEAD.replace("data: {k: v}", "data: &d {k: v}") + "".join(
             f"  - step: {i}\n    createOperation:\n      object: {{apiVersion: v1, kind: ConfigMap, "
             f"metadata: {{name: c{i}}}, data: *d}}\n" for i in range(1, 50)),

@@ -108,8 +108,12 @@ def test_names_are_validated_with_upstream_messages(cluster: Cluster) -> None:
 def test_labels_are_validated(cluster: Cluster) -> None:
     with pytest.raises(Invalid, match=r'metadata.labels: Invalid value: "bad value"'):
         cluster.create({**CM, "metadata": {"name": "x", "labels": {"a": "bad value"}}})
-    with pytest.raises(BadRequest, match="map strings to strings"):
+    with pytest.raises(BadRequest) as decoding:
         cluster.create({**CM, "metadata": {"name": "x", "labels": {"a": 1}}})
+    assert decoding.value.message == (
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number '
+        "into Go struct field ObjectMeta.metadata.labels of type string"
+    )
 
 
 def test_resource_version_on_create_is_a_bad_request(cluster: Cluster) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from kubesim.clock import Clock
 from kubesim.cluster import Cluster, WatchEvent
-from kubesim.errors import Forbidden, Invalid, NotFound
+from kubesim.errors import BadRequest, Forbidden, Invalid, NotFound
 
 
 def _names(cluster: Cluster, api_version: str, kind: str) -> list[str]:
@@ -224,6 +224,20 @@ def test_graceful_default_period_is_thirty_seconds(clock: Clock, build: Any) -> 
     cluster.create(build.pod("p", nodeName="n1"))
     marked = cluster.delete("v1", "Pod", "p")
     assert marked is not None and marked["metadata"]["deletionGracePeriodSeconds"] == 30
+
+
+def test_grace_periods_at_int64_limits(clock: Clock, build: Any) -> None:
+    cluster = Cluster(clock)
+    cluster.graceful_pod_deletion = True
+    cluster.create(build.pod("p", nodeName="n1"))
+    with pytest.raises(BadRequest) as decoding:  # the DELETE body does not decode
+        cluster.delete("v1", "Pod", "p", grace_period_seconds=2**63)
+    assert decoding.value.message == (
+        "json: cannot unmarshal number 9223372036854775808 into Go struct field DeleteOptions.gracePeriodSeconds "
+        "of type int64"
+    )
+    marked = cluster.delete("v1", "Pod", "p", grace_period_seconds=2**63 - 1)  # beyond year 9999: saturated
+    assert marked is not None and marked["metadata"]["deletionTimestamp"] == "9999-12-31T23:59:59Z"
 
 
 def test_bad_delete_options(cluster: Cluster, build: Any) -> None:

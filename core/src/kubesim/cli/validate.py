@@ -6,18 +6,45 @@ from collections.abc import Sequence
 
 from kubesim.api import Scenario
 from kubesim.api.loader import load_scenarios
-from kubesim.api.validation import validate_scenario
+from kubesim.api.operations import ScenarioOperation
+from kubesim.api.validation import PATCH_TYPES, parse_patch, validate_scenario
 from kubesim.cluster import ResourceRegistry, check_new_object
 from kubesim.cluster.registry import CRD_TYPE
 from kubesim.errors import ApiError, InvalidInput, Problem
+from kubesim.k8s.decoding import delete_options_message, patch_decoding_message
 from kubesim.plugins import Hooks
 from kubesim.scenario import SCENARIO_CRD
 
 __all__ = ["load_and_validate"]
 
 
+def _request_problem(op: ScenarioOperation, registry: ResourceRegistry) -> tuple[str, str] | None:
+    """(field, message) for a patch or delete body the API server would not decode."""
+    if op.delete_operation is not None:
+        opts = op.delete_operation.delete_options
+        if opts is None or opts.grace_period_seconds is None:
+            return None
+        message = delete_options_message({"gracePeriodSeconds": opts.grace_period_seconds})
+        return None if message is None else ("deleteOperation.deleteOptions.gracePeriodSeconds", message)
+    p = op.patch_operation
+    if p is None or p.patch_type not in PATCH_TYPES:
+        return None
+    try:
+        rt = registry.lookup(p.type_meta.api_version, p.type_meta.kind)
+    except ApiError:
+        return None
+    if not registry.is_builtin(rt):
+        return None
+    try:
+        patch = parse_patch(p.patch, p.patch_type)
+    except ValueError:
+        return None  # validate_scenario reports it
+    message = patch_decoding_message(rt.group, rt.version, rt.kind, patch, json_patch=PATCH_TYPES[p.patch_type] == "json")
+    return None if message is None else ("patchOperation.patch", message)
+
+
 def _object_problems(scenario: Scenario, hooks: Hooks, file: str) -> list[Problem]:
-    """Objects to create that the API server's validation would reject.
+    """Objects to create, patches and delete options that the API server would reject.
 
     CRDs the scenario creates are registered (in a registry of its own) as they pass, so that
     the custom resources of later operations are checked against their schemas too.
@@ -26,6 +53,9 @@ def _object_problems(scenario: Scenario, hooks: Hooks, file: str) -> list[Proble
     out = []
     for i, op in enumerate(scenario.spec.operations):
         if op.create_operation is None:
+            found = _request_problem(op, registry)
+            if found is not None:
+                out.append(Problem(f"spec.operations[{i}].{found[0]}", found[1], file))
             continue
         obj = op.create_operation.object
         try:

@@ -33,6 +33,7 @@ import structlog
 from kubesim.apiextensions import FIELD_VALIDATIONS, field_validation_error
 from kubesim.clock import Clock
 from kubesim.errors import ApiError, BadRequest
+from kubesim.k8s.decoding import delete_options_message
 from kubesim.k8s.selectors import FieldSelector, LabelSelector
 from kubesim.k8s.validation import invalid, invalid_error
 
@@ -171,7 +172,7 @@ class Cluster:
         with self._api_call():
             rt = _type_of(self.registry, obj)
             new = copy_tree(obj) if copy else obj
-            meta = checked_metadata(new)
+            meta = checked_metadata(rt, new)
             key = self._writes.key(rt, meta.get("namespace"), _name(meta))
             stored = self._store.get(rt, key)
             if stored is not None and (stored is obj or stored["metadata"] is obj.get("metadata")):
@@ -206,7 +207,7 @@ class Cluster:
             old = self._writes.existing(rt, key)
             schema = schema_for(rt.group, rt.kind)
             new = apply_patch(copy_tree(old), patch, content_type, schema)
-            meta = checked_metadata(new)
+            meta = checked_metadata(rt, new)
             if meta.get("name") != key[1]:
                 raise BadRequest(
                     f"the name of the object ({meta.get('name', '')}) does not match the name on "
@@ -239,6 +240,10 @@ class Cluster:
                 f'propagationPolicy: Unsupported value: "{propagation_policy}": supported values: '
                 + ", ".join(f'"{p}"' for p in POLICIES)
             )
+        if grace_period_seconds is not None and (message := delete_options_message(
+            {"gracePeriodSeconds": grace_period_seconds}
+        )):
+            raise BadRequest(message)
         if grace_period_seconds is not None and grace_period_seconds < 0:
             raise BadRequest(f"gracePeriodSeconds: Invalid value: {grace_period_seconds}: must be >= 0")
         with self._api_call():

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubesim.errors import BadRequest
+from kubesim.k8s.decoding import decoding_message, metadata_decoding_message
 from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
 
 from .jsontree import copy_tree
@@ -25,12 +26,18 @@ _PLACEHOLDER_UID = "00000000-0000-0000-0000-000000000000"  # the uid the create 
 def check_new_object(
     registry: ResourceRegistry, obj: dict[str, Any], field_validation: str = "Strict"
 ) -> str | None:
-    """The Invalid (422) or strict-decoding (400) message creating `obj` would get, or None.
+    """The BadRequest (400, decoding) or Invalid (422) message creating `obj` would get, or None.
 
     Raises NotFound when the kind is not registered.
     """
     rt = registry.lookup(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
     candidate = copy_tree(obj)
+    if registry.is_builtin(rt):
+        decoding = decoding_message(rt.group, rt.version, rt.kind, candidate, strict=field_validation == "Strict")
+    else:
+        decoding = metadata_decoding_message(rt.version, rt.kind, candidate)
+    if decoding is not None:
+        return decoding
     meta = candidate.get("metadata")
     if not isinstance(meta, dict):
         meta = candidate["metadata"] = {}

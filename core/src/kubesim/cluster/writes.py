@@ -19,6 +19,7 @@ import attrs
 from kubesim.clock import Clock, format_time
 from kubesim.errors import AlreadyExists, BadRequest, Conflict, NotFound
 from kubesim.k8s.conditions import update_pod_condition
+from kubesim.k8s.decoding import decode_error, metadata_decoding_message
 from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
 
 from . import priority, strategies
@@ -105,6 +106,23 @@ class GenericStore:
             raise NotFound(f'{rt.group_resource} "{key[1]}" not found')
         return obj
 
+    def decoded(
+        self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None, field_validation: str
+    ) -> dict[str, Any]:
+        """Decode a request body as the API server does first (BadRequest); returns its metadata.
+
+        Built-in kinds are checked whole against their OpenAPI definition (kubesim.k8s.decoding);
+        custom resources only in their metadata (their schemas are their CRDs'). `old` is the
+        stored object an update replaces: subtrees shared with it were checked already. Unknown
+        fields are an error only with fieldValidation Strict (Ignore or Warn drops them).
+        """
+        if not self.registry.is_builtin(rt):
+            return checked_metadata(rt, obj, old)
+        error = decode_error(rt.group, rt.version, rt.kind, obj, old, strict=field_validation == "Strict")
+        if error is not None:
+            raise error
+        return _metadata_of(obj)
+
     # --- create -----------------------------------------------------------------------
 
     def create(
@@ -112,7 +130,7 @@ class GenericStore:
         field_validation: str = "Strict",
     ) -> dict[str, Any]:
         """Store a new object (`obj` is taken over); quiet=True publishes no event."""
-        meta = checked_metadata(obj)
+        meta = self.decoded(rt, obj, None, field_validation)
         if meta.get("resourceVersion"):
             raise BadRequest("resourceVersion should not be set on objects to be created")
         namespace = ""
@@ -121,13 +139,9 @@ class GenericStore:
             meta["namespace"] = namespace
         else:
             meta.pop("namespace", None)
-        name = meta.get("name") or ""
-        if not isinstance(name, str):
-            raise BadRequest(f"metadata.name must be a string, not {name!r}")
+        name = meta.get("name") or ""  # decoded: a string (or null)
         generate = meta.get("generateName")
         if not name and generate:
-            if not isinstance(generate, str):
-                raise BadRequest(f"metadata.generateName must be a string, not {generate!r}")
             name = meta["name"] = self._generate_name(rt, namespace, generate)
         key = (namespace, name)
         if rt.namespaced:
@@ -203,6 +217,7 @@ class GenericStore:
         field_validation: str = "Strict",
     ) -> dict[str, Any]:
         """Replace a stored object (`new` is taken over); returns what is stored afterwards."""
+        self.decoded(rt, new, self.store.get(rt, key), field_validation)
         old = self.existing(rt, key)
         meta, old_meta = new["metadata"], old["metadata"]
         rv = meta.get("resourceVersion")
@@ -421,7 +436,7 @@ class GenericStore:
             return pod
         if policy == ORPHAN:
             self.gc.orphan_dependents(meta["uid"])
-        when = format_time(self.clock.now() + timedelta(seconds=period))
+        when = format_time(_later(self.clock.now(), period))
         marked = self.marked(pod, list(meta.get("finalizers") or ()), when, period)
         self.commit(rt, key, marked, pod, actor, None)
         return marked
@@ -452,28 +467,29 @@ class GenericStore:
             self.namespaces.finish(key[0])
 
 
-def checked_metadata(obj: dict[str, Any]) -> dict[str, Any]:
-    """The object's metadata, checked for the types decoding would insist on (BadRequest)."""
+def checked_metadata(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The object's metadata (created when missing), decoded as ObjectMeta first (BadRequest)."""
+    message = metadata_decoding_message(rt.version, rt.kind, obj, old)
+    if message is not None:
+        raise BadRequest(message)
+    return _metadata_of(obj)
+
+
+def _metadata_of(obj: dict[str, Any]) -> dict[str, Any]:
+    """A decoded object's metadata: an object, or missing (null) and then created empty."""
     meta = obj.get("metadata")
     if meta is None:
         meta = obj["metadata"] = {}
-    elif type(meta) is not dict:
-        raise BadRequest(f"metadata must be an object, not {type(meta).__name__}")
-    for field in ("labels", "annotations"):
-        values = meta.get(field)
-        if values is None:
-            continue
-        if type(values) is not dict or not all(type(k) is str and type(v) is str for k, v in values.items()):
-            raise BadRequest(f"metadata.{field} must map strings to strings")
-    finalizers = meta.get("finalizers")
-    if finalizers is not None and (
-        type(finalizers) is not list or not all(type(f) is str for f in finalizers)
-    ):
-        raise BadRequest("metadata.finalizers must be a list of strings")
-    refs = meta.get("ownerReferences")
-    if refs is not None and (type(refs) is not list or not all(type(r) is dict for r in refs)):
-        raise BadRequest("metadata.ownerReferences must be a list of objects")
     return meta
+
+
+def _later(now: datetime, seconds: int) -> datetime:
+    """`now` plus a grace period; one past year 9999 (a gracePeriodSeconds near int64's limit,
+    which Go's time.Duration arithmetic would wrap) is the latest time kubesim can write."""
+    try:
+        return now + timedelta(seconds=seconds)
+    except OverflowError:
+        return datetime.max.replace(microsecond=0, tzinfo=now.tzinfo)
 
 
 def _binding_conflict(name: str, reason: str) -> Conflict:
