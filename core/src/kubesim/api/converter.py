@@ -26,6 +26,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from kubesim.cluster.jsontree import copy_tree
 from kubesim.errors import Problem
+from kubesim.k8s.values import json_kind, show_value
 
 __all__ = ["camel", "converter", "register_enum", "register_interned", "structure", "unstructure"]
 
@@ -65,7 +66,7 @@ def _describe(value: Any) -> str:
         return "a list"
     if isinstance(value, str):
         return f"the string {value!r}"
-    return f"{type(value).__name__} {value!r}"
+    return f"{json_kind(value)} {show_value(value)}"
 
 
 converter.register_structure_hook(str, _strict(str, "a string"))

@@ -12,6 +12,7 @@ from kubesim.cluster import Cluster, ResourceRegistry, check_new_object
 from kubesim.errors import ApiError, InvalidInput, Problem
 from kubesim.plugins import Hooks
 from kubesim.scenario import SCENARIO_CRD
+from kubesim.scenario.engine import scenario_object
 
 __all__ = ["load_and_validate"]
 
@@ -31,6 +32,13 @@ def _object_problems(scenario: Scenario, registry: ResourceRegistry, file: str) 
     return out
 
 
+def _scenario_object_problems(scenario: Scenario, registry: ResourceRegistry, file: str) -> list[Problem]:
+    """The Scenario itself is an object the engine creates in the cluster: its name must pass
+    the API server's checks (a DNS subdomain of at most 253 characters)."""
+    message = check_new_object(registry, scenario_object(scenario))
+    return [Problem("", message, file)] if message else []
+
+
 def load_and_validate(
     files: Sequence[str], hooks: Hooks, *, allow_unknown_targets: bool = False
 ) -> list[Scenario]:
@@ -46,6 +54,12 @@ def load_and_validate(
         except ApiError:
             return None
 
+    def builtin(api_version: str, kind: str) -> bool:
+        try:
+            return registry.is_builtin(registry.lookup(api_version, kind))
+        except ApiError:
+            return True  # an unknown kind is reported on its own
+
     controllers = set(hooks.controllers()) | set(hooks.controller_waiters())
     scenarios: list[Scenario] = []
     problems: list[Problem] = []
@@ -59,9 +73,10 @@ def load_and_validate(
         for i, scenario in enumerate(loaded):
             where = f"{file} [document {i}]" if len(loaded) > 1 else file
             found = validate_scenario(scenario, scope=scope, controllers=controllers,
-                                      allow_unknown_targets=allow_unknown_targets, file=where)
+                                      allow_unknown_targets=allow_unknown_targets, file=where, builtin=builtin)
             problems.extend(found)
             if not found:
+                problems.extend(_scenario_object_problems(scenario, registry, where))
                 problems.extend(_object_problems(scenario, registry, where))
             name = scenario.name
             if name and name in seen:

@@ -31,15 +31,16 @@ from typing import Any
 import structlog
 
 from kubesim.clock import Clock
-from kubesim.errors import BadRequest
+from kubesim.errors import ApiError, BadRequest
 from kubesim.k8s.selectors import FieldSelector, LabelSelector
+from kubesim.k8s.validation import invalid, invalid_error
 
 from .admission import Admitter
 from .events import WatchHandler
 from .garbage_collection import POLICIES
 from .jsontree import copy_tree
 from .namespaces import DEFAULT_NAMESPACES
-from .patches import apply_patch, patch_kind
+from .patches import api_version_change_message, apply_patch, kind_change_message, patch_kind
 from .registry import ResourceRegistry, ResourceType
 from .strategic_tables import schema_for
 from .writes import GenericStore, checked_metadata
@@ -201,9 +202,31 @@ class Cluster:
                     f"the namespace of the object ({meta.get('namespace', '')}) does not match the "
                     f"namespace on the request ({key[0]})"
                 )
+            self._check_patched_identity(rt, old, new)
             new["apiVersion"], new["kind"] = old["apiVersion"], old["kind"]
             updated = self._writes.update(rt, key, new, actor, subresource)
         return copy_tree(updated)
+
+    def _check_patched_identity(self, rt: ResourceType, old: dict[str, Any], new: dict[str, Any]) -> None:
+        """A patch may not change the object's kind, move it to a version that does not serve
+        its kind, nor change its uid (never dropped silently: Invalid, as upstream's decoding
+        in handlers/patch.go and ValidateObjectMetaUpdate refuse them)."""
+        errors = []
+        kind, api_version = new.get("kind"), new.get("apiVersion")
+        if kind is not None and kind != old["kind"]:
+            errors.append(kind_change_message(kind, old["kind"]))
+        elif api_version is not None and api_version != old["apiVersion"]:
+            try:
+                served = isinstance(api_version, str) and self.registry.lookup(api_version, old["kind"]) is rt
+            except ApiError:
+                served = False
+            if not served:
+                errors.append(api_version_change_message(api_version, old["kind"]))
+        uid = new["metadata"].get("uid")
+        if uid and uid != old["metadata"].get("uid"):
+            errors.append(invalid("metadata.uid", uid, "field is immutable"))
+        if errors:
+            raise invalid_error(rt.group_kind, old["metadata"]["name"], errors)
 
     def delete(
         self,

@@ -20,6 +20,7 @@ from kubesim.clock import Clock, format_time
 from kubesim.errors import AlreadyExists, BadRequest, Conflict, NotFound
 from kubesim.k8s.conditions import update_pod_condition
 from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
+from kubesim.k8s.values import json_kind, show_value
 
 from . import priority, strategies
 from .admission import AdmissionChain, write_request
@@ -121,11 +122,11 @@ class GenericStore:
             meta.pop("namespace", None)
         name = meta.get("name") or ""
         if not isinstance(name, str):
-            raise BadRequest(f"metadata.name must be a string, not {name!r}")
+            raise BadRequest(f"metadata.name must be a string, not {show_value(name)}")
         generate = meta.get("generateName")
         if not name and generate:
             if not isinstance(generate, str):
-                raise BadRequest(f"metadata.generateName must be a string, not {generate!r}")
+                raise BadRequest(f"metadata.generateName must be a string, not {show_value(generate)}")
             name = meta["name"] = self._generate_name(rt, namespace, generate)
         key = (namespace, name)
         if rt.namespaced:
@@ -444,7 +445,7 @@ def checked_metadata(obj: dict[str, Any]) -> dict[str, Any]:
     if meta is None:
         meta = obj["metadata"] = {}
     elif type(meta) is not dict:
-        raise BadRequest(f"metadata must be an object, not {type(meta).__name__}")
+        raise BadRequest(f"metadata must be an object, not {json_kind(meta)}")
     for field in ("labels", "annotations"):
         values = meta.get(field)
         if values is None:

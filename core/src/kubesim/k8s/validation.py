@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 from kubesim.errors import Invalid
+from kubesim.k8s.values import show_value
 
 __all__ = [
     "FieldError",
@@ -168,20 +169,10 @@ class FieldError:
     def __str__(self) -> str:
         body = self.type
         if self.value is not _OMIT:
-            body += ": " + _show(self.value)
+            body += ": " + show_value(self.value)
         if self.detail:
             body += ": " + self.detail
         return f"{self.field}: {body}"
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def required(path: str, detail: str = "") -> FieldError:

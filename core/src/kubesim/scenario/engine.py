@@ -56,6 +56,7 @@ __all__ = [
     "ScenarioRun",
     "Simulator",
     "check_last_step_time",
+    "scenario_object",
     "simulator_version",
     "step_after_max_time",
 ]
@@ -110,6 +111,13 @@ class EngineOptions:
                 Problem("UPDATE_SCENARIO_RESULTS_STRATEGY",
                          f"expected one of {', '.join(UPDATE_STRATEGIES)}, got {self.update_strategy!r}")
             ])
+
+
+def scenario_object(scenario: Scenario) -> dict[str, Any]:
+    """The Scenario as the engine creates it in the cluster (without its result)."""
+    obj: dict[str, Any] = unstructure(scenario)
+    obj["status"].pop("scenarioResult", None)
+    return obj
 
 
 def step_after_max_time(major: int) -> str:
@@ -251,9 +259,7 @@ class ScenarioRun:
                 self.external_waiters[name] = waiters[name]
 
     def _scenario_object(self) -> dict[str, Any]:
-        obj: dict[str, Any] = unstructure(self.scenario)
-        obj["status"].pop("scenarioResult", None)
-        return obj
+        return scenario_object(self.scenario)
 
     # --- the step machine ---------------------------------------------------
 
@@ -428,7 +434,7 @@ class ScenarioRun:
                 p = op.patch_operation
                 if p.patch_options and "All" in (p.patch_options.dry_run or []):
                     return
-                body = parse_patch(p.patch, p.patch_type)
+                body = parse_patch(p.patch, p.patch_type, p.type_meta)
                 result = self.cluster.patch(
                     p.type_meta.api_version, p.type_meta.kind, p.object_meta.name, body,
                     PATCH_TYPES[p.patch_type], namespace=p.object_meta.namespace, actor="scenario",

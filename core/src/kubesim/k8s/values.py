@@ -1,0 +1,56 @@
+"""Decoded JSON values shown in messages as JSON, never as Python reprs.
+
+A message names `null`, `true`, `{"a":1}` or "a list", never `None`, `True`, `{'a': 1}` or
+`list`; an integer too long for Python to print (4300 digits and more) is described by
+its length instead of raising.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+__all__ = ["json_kind", "show_value"]
+
+_MAX_SHOWN_BITS = 10_000
+"""Integers of more bits (about 3,000 digits) are described, not printed."""
+
+
+def _digits(value: int) -> int:
+    return int(abs(value).bit_length() * math.log10(2)) + 1
+
+
+def show_value(value: Any) -> str:
+    """`value` as JSON text (apimachinery prints field values so); long integers by their size."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        if abs(value).bit_length() > _MAX_SHOWN_BITS:
+            return f"a number of about {_digits(value)} digits"
+        return str(value)
+    if isinstance(value, float):
+        return json.dumps(value) if math.isfinite(value) else str(value)
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except ValueError:  # a huge integer inside a list or object
+        return json_kind(value)
+
+
+def json_kind(value: Any) -> str:
+    """The JSON name of a decoded value's type, for messages (never a Python type name)."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__  # not from JSON or YAML: a programming error
