@@ -17,6 +17,7 @@ from kubesim.api.converter import structure
 from kubesim.api.scenario import Scenario, check_required_controllers
 from kubesim.duplicate_keys import DuplicateKey, DuplicateKeys, load_json, yaml_duplicate_keys
 from kubesim.errors import InvalidInput, Problem
+from kubesim.k8s.values import TOO_MANY_DIGITS
 from kubesim.json_syntax import describe as describe_json_error
 
 __all__ = ["load_documents", "load_scenarios", "parse_scenarios"]
@@ -49,6 +50,8 @@ def load_documents(path: str | Path) -> list[Any]:
         where = f"line {mark.line + 1} column {mark.column + 1}: " if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise InvalidInput([Problem("", f"{where}YAML syntax error: {problem}", name)]) from None
+    except ValueError:  # Python refuses to read an integer of more than 4300 digits
+        raise InvalidInput([Problem("", TOO_MANY_DIGITS, name)]) from None
     out: list[Any] = []
     for doc in docs:
         out.extend(doc if isinstance(doc, list) else [doc])

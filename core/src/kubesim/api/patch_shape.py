@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kubesim.cluster.patches import kind_change_message
-from kubesim.k8s.values import json_kind
+from kubesim.k8s.values import json_kind, non_finite_number
 
 __all__ = [
     "JSON_PATCH_OPS",
@@ -43,6 +43,9 @@ def check_patch_shape(body: Any, kind: str, target_api_version: str, target_kind
     problems = _json_patch(body) if kind == "json" else _object_patch(body, kind)
     for problem in problems:
         raise ValueError(problem)
+    bad_number = non_finite_number(body, "patch")
+    if bad_number:
+        raise ValueError(bad_number.removeprefix("patch.").removeprefix("patch"))
     for field, value in type_meta_changes(body, kind):
         if field == "kind" and target_kind and value != target_kind:
             raise ValueError(kind_change_message(value, target_kind))

@@ -21,11 +21,11 @@ from kubesim.cluster.patches import JSON_PATCH, MERGE_PATCH, SMP_ON_CUSTOM_RESOU
 from kubesim.cluster.priority import SYSTEM_PRIORITY_CLASSES
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import Problem
+from kubesim.k8s.values import TOO_MANY_DIGITS
 
 __all__ = [
     "MAX_STEP",
     "PATCH_TYPES",
-    "TOO_MANY_DIGITS",
     "ScopeLookup",
     "assign_operation_ids",
     "parse_patch",
@@ -96,11 +96,6 @@ def parse_patch(text: str, patch_type: str, target: TypeMeta | None = None) -> A
     check_patch_shape(body, PATCH_TYPES[patch_type], target.api_version if target else "",
                       target.kind if target else "")
     return body
-
-
-TOO_MANY_DIGITS = ("a number has thousands of digits: Kubernetes numbers are 64-bit "
-                   "(integers up to 9223372036854775807)")
-"""What kubesim says about an integer too long for Python to read (never Python's message)."""
 
 
 def _crd_scope(obj: dict[str, Any]) -> dict[tuple[str, str], bool]:

@@ -18,7 +18,10 @@ _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:
 
 def parse_duration(text: str) -> timedelta:
     """Parse a positive Go duration such as "10s", "1m30s" or "2h" (Go's syntax and int64 bound)."""
-    ns = parse_go_duration(text)
+    try:
+        ns = parse_go_duration(text)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (expected e.g. 10s, 1m30s, 2h; at most 2562047h)") from None
     if ns <= 0:
         raise ValueError(f"{text!r} must be greater than 0 (e.g. 10s, 1m30s, 2h)")
     if ns < 1000:

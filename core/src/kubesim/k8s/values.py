@@ -11,7 +11,11 @@ import json
 import math
 from typing import Any
 
-__all__ = ["json_kind", "show_value"]
+__all__ = ["TOO_MANY_DIGITS", "json_kind", "non_finite_number", "show_value"]
+
+TOO_MANY_DIGITS = ("a number has thousands of digits: Kubernetes numbers are 64-bit "
+                   "(integers up to 9223372036854775807)")
+"""What kubesim says about an integer too long for Python to read (never Python's message)."""
 
 _MAX_SHOWN_BITS = 10_000
 """Integers of more bits (about 3,000 digits) are described, not printed."""
@@ -54,3 +58,19 @@ def json_kind(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__  # not from JSON or YAML: a programming error
+
+
+def non_finite_number(value: Any, path: str = "") -> str | None:
+    """`<path>: <what is wrong>` for the first NaN or infinity in a decoded tree (YAML's .nan,
+    .inf), None when there is none: JSON, and so the Kubernetes API, has no such numbers."""
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return f"{where}: Invalid value: {item}: not a JSON number (JSON has no NaN or infinity)"
+        elif isinstance(item, dict):
+            stack.extend((v, f"{where}.{k}") for k, v in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(item))))
+    return None
