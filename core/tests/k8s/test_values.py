@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kubesim.k8s.values import json_kind, non_finite_number, show_value
+from kubesim.k8s.values import json_kind, non_json_value, show_value
 
 
 @pytest.mark.parametrize(("value", "shown"), [
@@ -26,7 +26,13 @@ def test_json_kind(value: Any, kind: str) -> None:
     assert json_kind(value) == kind
 
 
-def test_non_finite_number_names_the_first_path() -> None:
+def test_non_json_value_names_the_first_path() -> None:
     tree = {"a": [1, {"b": 2.0}], "c": {"d": float("inf")}, "e": float("nan")}
-    assert non_finite_number(tree, "obj") == "obj.c.d: Invalid value: inf: not a JSON number (JSON has no NaN or infinity)"
-    assert non_finite_number({"a": [1.5, "nan"]}) is None
+    assert non_json_value(tree, "obj") == "obj.c.d: Invalid value: inf: not a JSON number (JSON has no NaN or infinity)"
+    assert non_json_value({"a": [1.5, "nan"]}) is None
+
+
+def test_non_json_value_names_values_from_explicit_yaml_tags() -> None:
+    assert non_json_value({"a": [b"x"]}, "obj") == (
+        "obj.a[0]: Invalid value: a !!binary value: not a JSON value (YAML tags such as !!binary, !!set and !!timestamp "
+        "have no JSON form; quote the value)")

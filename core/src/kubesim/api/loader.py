@@ -16,6 +16,7 @@ import yaml
 from kubesim.api.converter import structure
 from kubesim.api.scenario import Scenario, check_required_controllers
 from kubesim.duplicate_keys import DuplicateKey, DuplicateKeys, load_json, yaml_duplicate_keys
+from kubesim.cluster.jsontree import FastStringTimestampLoader, StringTimestampLoader
 from kubesim.errors import InvalidInput, Problem
 from kubesim.k8s.values import TOO_MANY_DIGITS
 from kubesim.json_syntax import describe as describe_json_error
@@ -60,7 +61,7 @@ def load_documents(path: str | Path) -> list[Any]:
     return out
 
 
-_FAST_LOADER = getattr(yaml, "CSafeLoader", None)  # libyaml, when PyYAML was built with it
+_FAST_LOADER = FastStringTimestampLoader  # libyaml, when PyYAML was built with it
 
 
 def _load_yaml(text: str, name: str) -> list[Any]:
@@ -75,7 +76,7 @@ def _load_yaml(text: str, name: str) -> list[Any]:
             return _load_nodes(text, _FAST_LOADER, name)
         except yaml.YAMLError:
             pass
-    return _load_nodes(text, yaml.SafeLoader, name)
+    return _load_nodes(text, StringTimestampLoader, name)
 
 
 _STR_TAG = "tag:yaml.org,2002:str"

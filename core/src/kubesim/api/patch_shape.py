@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kubesim.cluster.patches import kind_change_message
-from kubesim.k8s.values import json_kind, non_finite_number
+from kubesim.k8s.values import json_kind, non_json_value
 
 __all__ = [
     "JSON_PATCH_OPS",
@@ -43,7 +43,7 @@ def check_patch_shape(body: Any, kind: str, target_api_version: str, target_kind
     problems = _json_patch(body) if kind == "json" else _object_patch(body, kind)
     for problem in problems:
         raise ValueError(problem)
-    bad_number = non_finite_number(body, "patch")
+    bad_number = non_json_value(body, "patch")
     if bad_number:
         raise ValueError(bad_number.removeprefix("patch.").removeprefix("patch"))
     for field, value in type_meta_changes(body, kind):
@@ -128,9 +128,9 @@ def type_meta_changes(body: Any, kind: str) -> Iterator[tuple[str, Any]]:
         if isinstance(body, list):
             for op in body:
                 if isinstance(op, dict) and op.get("op") in ("add", "replace") and "value" in op:
-                    field = {"/kind": "kind", "/apiVersion": "apiVersion"}.get(op.get("path"))  # type: ignore[arg-type]
-                    if field is not None:
-                        yield field, op["value"]
+                    path = op.get("path")
+                    if path in ("/kind", "/apiVersion"):
+                        yield str(path)[1:], op["value"]
         return
     if isinstance(body, dict):
         for field in ("kind", "apiVersion"):

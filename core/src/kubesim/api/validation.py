@@ -17,7 +17,8 @@ import yaml
 from kubesim.api.operations import ScenarioOperation, TypeMeta
 from kubesim.api.patch_shape import check_patch_shape, type_meta_changes
 from kubesim.api.scenario import API_VERSION, KIND, Scenario
-from kubesim.cluster.patches import JSON_PATCH, MERGE_PATCH, SMP_ON_CUSTOM_RESOURCE, api_version_change_message
+from kubesim.cluster.jsontree import StringTimestampLoader
+from kubesim.cluster.patches import STRATEGIC_MERGE_PATCH, api_version_change_message, unsupported_patch_message
 from kubesim.cluster.priority import SYSTEM_PRIORITY_CLASSES
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import Problem
@@ -86,7 +87,7 @@ def parse_patch(text: str, patch_type: str, target: TypeMeta | None = None) -> A
         raise
     except ValueError:
         try:
-            body = load_yaml(text)
+            body = load_yaml(text, StringTimestampLoader)
         except DuplicateKeys:
             raise
         except yaml.YAMLError as exc:
@@ -299,8 +300,7 @@ def _check_operation(
                 + ")",
             )
         elif PATCH_TYPES[p.patch_type] == "strategic" and not is_builtin(api_version, kind):
-            bad(f"{tpath}.patchType", "the body of the request was in an unknown format - accepted media types "
-                f"include: {JSON_PATCH}, {MERGE_PATCH} ({SMP_ON_CUSTOM_RESOURCE})")
+            bad(f"{tpath}.patchType", unsupported_patch_message(STRATEGIC_MERGE_PATCH, builtin=False))
         else:
             try:
                 body = parse_patch(p.patch, p.patch_type, p.type_meta)
@@ -332,7 +332,9 @@ def _check_operation(
         existing.discard(key)
 
 
-def _check_priority_class(pod: dict[str, Any], path: str, known: _Known, bad: Callable[[str, str], None]) -> None:
+def _check_priority_class(
+    pod: dict[str, Any], path: str, known: _Known, bad: Callable[[str, str], None]
+) -> None:
     """A pod naming a PriorityClass that no earlier operation creates (nor a system class) is
     refused by the Priority admission plugin (plugin/pkg/admission/priority/admission.go)."""
     spec = pod.get("spec")

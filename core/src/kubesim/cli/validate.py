@@ -10,7 +10,7 @@ from kubesim.api.validation import validate_scenario
 from kubesim.clock import Clock
 from kubesim.cluster import Cluster, ResourceRegistry, check_new_object
 from kubesim.errors import ApiError, InvalidInput, Problem
-from kubesim.k8s.values import non_finite_number
+from kubesim.k8s.values import non_json_value
 from kubesim.plugins import Hooks
 from kubesim.scenario import SCENARIO_CRD
 from kubesim.scenario.engine import scenario_object
@@ -24,7 +24,7 @@ def _object_problems(scenario: Scenario, registry: ResourceRegistry, file: str) 
     for i, op in enumerate(scenario.spec.operations):
         if op.create_operation is None:
             continue
-        bad_number = non_finite_number(op.create_operation.object, f"spec.operations[{i}].createOperation.object")
+        bad_number = non_json_value(op.create_operation.object, f"spec.operations[{i}].createOperation.object")
         if bad_number:
             out.append(Problem("", bad_number, file))
             continue

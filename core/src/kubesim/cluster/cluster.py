@@ -33,7 +33,7 @@ import structlog
 from kubesim.clock import Clock
 from kubesim.errors import ApiError, BadRequest
 from kubesim.k8s.selectors import FieldSelector, LabelSelector
-from kubesim.k8s.validation import invalid, invalid_error
+from kubesim.k8s.validation import FieldError, invalid, invalid_error
 
 from .admission import Admitter
 from .events import WatchHandler
@@ -211,7 +211,7 @@ class Cluster:
         """A patch may not change the object's kind, move it to a version that does not serve
         its kind, nor change its uid (never dropped silently: Invalid, as upstream's decoding
         in handlers/patch.go and ValidateObjectMetaUpdate refuse them)."""
-        errors = []
+        errors: list[FieldError | str] = []
         kind, api_version = new.get("kind"), new.get("apiVersion")
         if kind is not None and kind != old["kind"]:
             errors.append(kind_change_message(kind, old["kind"]))

@@ -13,7 +13,7 @@ import yaml
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import BadRequest
 
-__all__ = ["JSONObject", "copy_tree", "load_document"]
+__all__ = ["FastStringTimestampLoader", "JSONObject", "StringTimestampLoader", "copy_tree", "load_document"]
 
 JSONObject = dict[str, Any]
 """One Kubernetes object (or any JSON object) as Python data."""
@@ -41,14 +41,26 @@ def _copy(value: Any) -> Any:
     return value
 
 
-class _Loader(yaml.SafeLoader):  # type: ignore[misc]
-    """YAML 1.1 safe loader that keeps timestamps as strings, as JSON decoding would."""
-
-
-_Loader.yaml_implicit_resolvers = {
+_NO_TIMESTAMPS = {
     ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+
+
+class StringTimestampLoader(yaml.SafeLoader):  # type: ignore[misc]
+    """YAML 1.1 safe loader that keeps timestamps as strings, as Kubernetes' YAML-to-JSON
+    conversion (sigs.k8s.io/yaml) does: `date: 2025-01-01` is the string "2025-01-01"."""
+
+    yaml_implicit_resolvers = _NO_TIMESTAMPS
+
+
+_C_LOADER = getattr(yaml, "CSafeLoader", None)
+FastStringTimestampLoader: Any = (
+    type("FastStringTimestampLoader", (_C_LOADER,), {"yaml_implicit_resolvers": _NO_TIMESTAMPS})
+    if _C_LOADER is not None
+    else None
+)
+"""StringTimestampLoader on libyaml, when PyYAML was built with it (None otherwise)."""
 
 
 def load_document(text: str | bytes) -> Any:
@@ -66,7 +78,7 @@ def load_document(text: str | bytes) -> Any:
     except ValueError:
         pass
     try:
-        return load_yaml(text, _Loader)
+        return load_yaml(text, StringTimestampLoader)
     except DuplicateKeys as exc:
         raise BadRequest(f"invalid document: {exc}") from None
     except yaml.YAMLError as exc:

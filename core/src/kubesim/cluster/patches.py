@@ -30,6 +30,7 @@ __all__ = [
     "kind_change_message",
     "merge_patch",
     "patch_kind",
+    "unsupported_patch_message",
 ]
 
 JSON_PATCH = "application/json-patch+json"
@@ -53,15 +54,23 @@ def patch_kind(patch_type: str, builtin: bool) -> str:
     custom resource says what to use instead.
     """
     content_type = _SHORT_NAMES.get(patch_type, patch_type)
-    accepted = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH) if builtin else (JSON_PATCH, MERGE_PATCH)
-    if content_type not in accepted:
-        message = "the body of the request was in an unknown format - accepted media types include: " + ", ".join(
-            accepted
-        )
-        if content_type == STRATEGIC_MERGE_PATCH:
-            message += f" ({SMP_ON_CUSTOM_RESOURCE})"
-        raise UnsupportedMediaType(message)
+    if content_type not in _accepted(builtin):
+        raise UnsupportedMediaType(unsupported_patch_message(content_type, builtin))
     return content_type
+
+
+def _accepted(builtin: bool) -> tuple[str, ...]:
+    return (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH) if builtin else (JSON_PATCH, MERGE_PATCH)
+
+
+def unsupported_patch_message(content_type: str, builtin: bool) -> str:
+    """The 415 message for a patch type the target (built in or not) does not take."""
+    message = "the body of the request was in an unknown format - accepted media types include: " + ", ".join(
+        _accepted(builtin)
+    )
+    if content_type == STRATEGIC_MERGE_PATCH:
+        message += f" ({SMP_ON_CUSTOM_RESOURCE})"
+    return message
 
 
 SMP_ON_CUSTOM_RESOURCE = (

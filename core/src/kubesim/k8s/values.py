@@ -7,11 +7,12 @@ its length instead of raising.
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 from typing import Any
 
-__all__ = ["TOO_MANY_DIGITS", "json_kind", "non_finite_number", "show_value"]
+__all__ = ["TOO_MANY_DIGITS", "json_kind", "non_json_value", "show_value"]
 
 TOO_MANY_DIGITS = ("a number has thousands of digits: Kubernetes numbers are 64-bit "
                    "(integers up to 9223372036854775807)")
@@ -60,17 +61,38 @@ def json_kind(value: Any) -> str:
     return type(value).__name__  # not from JSON or YAML: a programming error
 
 
-def non_finite_number(value: Any, path: str = "") -> str | None:
-    """`<path>: <what is wrong>` for the first NaN or infinity in a decoded tree (YAML's .nan,
-    .inf), None when there is none: JSON, and so the Kubernetes API, has no such numbers."""
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _yaml_tag(value: Any) -> str:
+    """The YAML tag that builds a value of this type (a safe loader builds no other)."""
+    if isinstance(value, bytes):
+        return "a !!binary value"
+    if isinstance(value, (set, frozenset)):
+        return "a !!set value"
+    if isinstance(value, tuple):
+        return "an !!omap or !!pairs entry"
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return f"the !!timestamp {value.isoformat()}"
+    return "a tagged value"
+
+
+def non_json_value(value: Any, path: str = "") -> str | None:
+    """`<path>: <what is wrong>` for the first value in a decoded tree that JSON, and so the
+    Kubernetes API, cannot hold: NaN or infinity (YAML's .nan, .inf), or what an explicit YAML
+    tag such as !!binary, !!set or !!timestamp builds. None when there is none."""
     stack: list[tuple[Any, str]] = [(value, path)]
     while stack:
         item, where = stack.pop()
-        if isinstance(item, float):
+        kind = type(item)
+        if kind is dict:
+            stack.extend((v, f"{where}.{k}") for k, v in reversed(list(item.items())))
+        elif kind is list:
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(item))))
+        elif kind is float:
             if not math.isfinite(item):
                 return f"{where}: Invalid value: {item}: not a JSON number (JSON has no NaN or infinity)"
-        elif isinstance(item, dict):
-            stack.extend((v, f"{where}.{k}") for k, v in reversed(list(item.items())))
-        elif isinstance(item, list):
-            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(item))))
+        elif not isinstance(item, _JSON_SCALARS):
+            return (f"{where}: Invalid value: {_yaml_tag(item)}: not a JSON value (YAML tags such as !!binary, "
+                    "!!set and !!timestamp have no JSON form; quote the value)")
     return None
