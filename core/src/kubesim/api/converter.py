@@ -66,6 +66,8 @@ def _describe(value: Any) -> str:
         return "a list"
     if isinstance(value, str):
         return f"the string {value!r}"
+    if isinstance(value, (int, float)):
+        return f"the number {show_value(value)}"
     return f"{json_kind(value)} {show_value(value)}"
 
 
