@@ -183,6 +183,10 @@ def test_validate_refuses_what_run_refuses(kubesim: RunKubesim, tmp_path: Path, 
 
 VALID = {
     "priority-class-earlier-in-the-same-step": scenario(create(GOLD), create(POD.format(spec="priorityClassName: gold, "))),
+    "priority-class-deleted-only-in-a-dry-run": scenario(
+        create(GOLD), "  - step: 2\n    deleteOperation: {typeMeta: {apiVersion: scheduling.k8s.io/v1, kind: "
+        "PriorityClass}, objectMeta: {name: gold}, deleteOptions: {dryRun: [All]}}\n",
+        create(POD.format(spec="priorityClassName: gold, "), step=3)),
     "system-priority-class": scenario(create(POD.format(spec="priorityClassName: system-node-critical, "))),
     "own-generated-id": scenario("  - step: 1\n    id: operation-1\n    doneOperation: {}\n"),
     "json-patch-every-op": scenario(patch(json.dumps([

@@ -60,12 +60,20 @@ class _Known:
     objects: set[tuple[str, str, str, str]] = attrs.field(factory=set)
     scope: dict[tuple[str, str], bool] = attrs.field(factory=dict)
     """Kinds from CRDs that earlier operations create: (apiVersion, kind) -> namespaced."""
+    priority_classes: set[str] = attrs.field(factory=set)
     unnamed_priority_classes: bool = False
     """A PriorityClass created with generateName: its name is known only at run time."""
 
-    def has_priority_class(self, name: str) -> bool:
-        return any(k[1] == "PriorityClass" and k[0].startswith(_PRIORITY_CLASS_GROUP) and k[3] == name
-                   for k in self.objects)
+    def track_priority_class(self, api_version: str, kind: str, name: str | None, created: bool) -> None:
+        """Follow the PriorityClasses that operations create and delete, by name."""
+        if kind != "PriorityClass" or not api_version.startswith(_PRIORITY_CLASS_GROUP):
+            return
+        if name is None:
+            self.unnamed_priority_classes = True
+        elif created:
+            self.priority_classes.add(name)
+        else:
+            self.priority_classes.discard(name)
 
 
 def assign_operation_ids(scenario: Scenario) -> Scenario:
@@ -152,9 +160,9 @@ def validate_scenario(
         return scope(api_version, kind) if scope else True
 
     def is_builtin(api_version: str, kind: str) -> bool:
-        if (api_version, kind) in known.scope or builtin is None:
-            return builtin is None  # unknown without a lookup: left to the run
-        return builtin(api_version, kind)
+        if builtin is None:
+            return True  # unknown without a lookup: left to the run
+        return (api_version, kind) not in known.scope and builtin(api_version, kind)
 
     _check_ids(scenario.spec.operations, bad)
     done_steps: list[tuple[int, int]] = []
@@ -274,8 +282,7 @@ def _check_operation(
         if meta.get("name"):
             namespace = (meta.get("namespace") or "default") if ns else ""
             existing.add((api_version, kind, namespace, meta["name"]))
-        elif kind == "PriorityClass":
-            known.unnamed_priority_classes = True
+        known.track_priority_class(api_version, kind, meta.get("name") or None, created=True)
         return
     target = op.patch_operation or op.delete_operation
     assert target is not None
@@ -329,7 +336,11 @@ def _check_operation(
             "(if a controller creates it, run with --allow-unknown-targets)",
         )
     if op.delete_operation is not None:
+        options = op.delete_operation.delete_options
+        if options is not None and "All" in (options.dry_run or []):
+            return  # a dry run deletes nothing
         existing.discard(key)
+        known.track_priority_class(api_version, kind, target.object_meta.name, created=False)
 
 
 def _check_priority_class(
@@ -341,7 +352,7 @@ def _check_priority_class(
     name = spec.get("priorityClassName") if isinstance(spec, dict) else None
     if not isinstance(name, str) or not name or name in SYSTEM_PRIORITY_CLASSES:
         return
-    if known.unnamed_priority_classes or known.has_priority_class(name):
+    if known.unnamed_priority_classes or name in known.priority_classes:
         return
     meta = pod.get("metadata") or {}
     pod_name = meta.get("name") or meta.get("generateName") or ""
