@@ -27,12 +27,11 @@ from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
 from kubesim.cli.report import report_command
-from kubesim.cli.validate import load_and_validate
+from kubesim.cli.validate import check_step_times, load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
 from kubesim.errors import InvalidInput
 from kubesim.plugins import Hooks, PluginError, load_plugins
 from kubesim.scenario import UPDATE_STRATEGIES, EngineOptions, ScenarioRun, Simulator
-from kubesim.scenario.engine import check_last_step_time
 from kubesim.scenario import gate as builtin_gate
 from kubesim.scenario.memory import relax_full_collections
 
@@ -105,13 +104,6 @@ def _check_outputs(**paths: str | None) -> None:
         sys.exit(EXIT_INVALID)
 
 
-def _check_step_times(options: EngineOptions, scenarios: Sequence[Scenario]) -> None:
-    """Refuse scenarios whose last step would start after the latest representable time (exit 2)."""
-    problems = [p for scenario in scenarios if (p := check_last_step_time(options, scenario))]
-    if problems:
-        raise InvalidInput(problems)
-
-
 def _write_output(path: str, text: Callable[[], str]) -> bool:
     """Write one output; a failure is reported and does not stop the other outputs."""
     try:
@@ -151,7 +143,7 @@ def build_cli(hooks: Hooks) -> click.Group:
             options = EngineOptions(seed=seed, step_duration=step_duration, start_time=start_time,
                                     update_strategy=update_results_strategy,
                                     allow_unknown_targets=allow_unknown_targets, plugin_options=plugin_options)
-            _check_step_times(options, scenarios)
+            check_step_times(options, scenarios)
         except InvalidInput as exc:
             _fail_invalid(exc)
         _check_outputs(**{"--output": output, "--export-cluster": export_cluster})

@@ -13,9 +13,10 @@ from kubesim.errors import ApiError, InvalidInput, Problem
 from kubesim.k8s.values import non_json_value
 from kubesim.plugins import Hooks
 from kubesim.scenario import SCENARIO_CRD
-from kubesim.scenario.engine import scenario_object
+from kubesim.scenario import EngineOptions
+from kubesim.scenario.engine import check_last_step_time, scenario_object
 
-__all__ = ["load_and_validate"]
+__all__ = ["check_step_times", "load_and_validate"]
 
 
 def _object_problems(scenario: Scenario, registry: ResourceRegistry, file: str) -> list[Problem]:
@@ -91,3 +92,11 @@ def load_and_validate(
     if problems:
         raise InvalidInput(problems)
     return scenarios
+
+
+def check_step_times(options: EngineOptions, scenarios: Sequence[Scenario]) -> None:
+    """Refuse scenarios whose last step would start after the latest representable time
+    (InvalidInput, exit 2), before anything runs."""
+    problems = [p for scenario in scenarios if (p := check_last_step_time(options, scenario))]
+    if problems:
+        raise InvalidInput(problems)
