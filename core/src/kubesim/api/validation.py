@@ -336,8 +336,8 @@ def _check_operation(
             "(if a controller creates it, run with --allow-unknown-targets)",
         )
     if op.delete_operation is not None:
-        options = op.delete_operation.delete_options
-        if options is not None and "All" in (options.dry_run or []):
+        delete_options = op.delete_operation.delete_options
+        if delete_options is not None and "All" in (delete_options.dry_run or []):
             return  # a dry run deletes nothing
         existing.discard(key)
         known.track_priority_class(api_version, kind, target.object_meta.name, created=False)
