@@ -10,6 +10,8 @@ from kubesim.clock import Clock
 from kubesim.cluster import Cluster, UnsupportedMediaType, WatchEvent
 from kubesim.errors import BadRequest, Conflict, Invalid, NotFound
 
+OPEN_SCHEMA = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+
 
 def test_bind_sets_node_and_condition(
     cluster: Cluster, clock: Clock, events: list[WatchEvent], build: Any
@@ -147,7 +149,7 @@ def test_patch_types_and_custom_resources(cluster: Cluster) -> None:
                 "group": "example.com",
                 "scope": "Namespaced",
                 "names": {"kind": "Widget", "plural": "widgets"},
-                "versions": [{"name": "v1", "served": True, "storage": True}],
+                "versions": [{"name": "v1", "served": True, "storage": True, "schema": OPEN_SCHEMA}],
             },
         }
     )

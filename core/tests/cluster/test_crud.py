@@ -9,6 +9,8 @@ from kubesim.clock import Clock
 from kubesim.cluster import Cluster, WatchEvent
 from kubesim.errors import AlreadyExists, BadRequest, Conflict, Forbidden, Invalid, NotFound
 
+OPEN_SCHEMA = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+
 CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"a": "1"}}
 
 
@@ -280,7 +282,7 @@ def test_created_crd_registers_its_kind(cluster: Cluster) -> None:
             "group": "example.com",
             "scope": "Namespaced",
             "names": {"kind": "Widget", "plural": "widgets"},
-            "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}}}],
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": OPEN_SCHEMA, "subresources": {"status": {}}}],
         },
     }
     created = cluster.create(crd)
@@ -309,7 +311,7 @@ def test_crd_name_must_match(cluster: Cluster) -> None:
             "group": "example.com",
             "scope": "Cluster",
             "names": {"kind": "W", "plural": "ws"},
-            "versions": [{"name": "v1", "served": True, "storage": True}],
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": OPEN_SCHEMA}],
         },
     }
     with pytest.raises(Invalid, match=r'must be spec.names.plural\+"."\+spec.group'):
@@ -326,7 +328,7 @@ def test_reset_keeps_crds_and_restarts_identities(
                 "group": "example.com",
                 "scope": "Cluster",
                 "names": {"kind": "Thing", "plural": "things"},
-                "versions": [{"name": "v1", "served": True, "storage": True}],
+                "versions": [{"name": "v1", "served": True, "storage": True, "schema": OPEN_SCHEMA}],
             },
         }
     )

@@ -68,3 +68,16 @@ def test_invalid_deployment_fails_the_scenario_with_the_api_servers_message(tmp_
         "[spec.replicas: Invalid value: -1: must be greater than or equal to 0, "
         'spec.template.metadata.labels: Invalid value: {"app":"x"}: `selector` does not match template `labels`]')
     assert "Traceback" not in proc.stderr
+
+
+def test_a_million_replicas_stop_at_the_object_limit_with_the_result_so_far(tmp_path: Path) -> None:
+    proc = run_kubesim("run", str(DATA / "million.yaml"), "-o", "result.json", "--max-objects", "1200",
+                       cwd=tmp_path, plugins=("scheduler", "replicaset"))
+    assert proc.returncode == 1, proc.stderr
+    status = proc.result["status"]
+    assert status["phase"] == "Failed"
+    assert status["message"] == ('step 1: the cluster holds more than 1200 objects (the limit, --max-objects) '
+                                 'while controller "replicaset" still has work')
+    # created in bursts of 500 (upstream's BurstReplicas): the limit stops the third burst's run
+    created = [e for e in proc.events() if e.get("actor") == "replicaset" and "create" in e]
+    assert 700 < len(created) <= 1500

@@ -17,6 +17,7 @@ import yaml
 from kubesim.api.operations import ScenarioOperation, TypeMeta
 from kubesim.api.patch_shape import check_patch_shape, type_meta_changes
 from kubesim.api.scenario import API_VERSION, KIND, Scenario
+from kubesim.apiextensions import FIELD_VALIDATIONS, field_validation_error
 from kubesim.cluster.jsontree import StringTimestampLoader
 from kubesim.cluster.patches import STRATEGIC_MERGE_PATCH, api_version_change_message, unsupported_patch_message
 from kubesim.cluster.priority import SYSTEM_PRIORITY_CLASSES
@@ -109,13 +110,15 @@ def parse_patch(text: str, patch_type: str, target: TypeMeta | None = None) -> A
 
 def _crd_scope(obj: dict[str, Any]) -> dict[tuple[str, str], bool]:
     """Kinds a CustomResourceDefinition object registers: (apiVersion, kind) -> namespaced."""
-    spec = obj.get("spec") or {}
-    group = spec.get("group", "")
-    kind = (spec.get("names") or {}).get("kind", "")
+    spec = obj.get("spec")
+    names = spec.get("names") if isinstance(spec, dict) else None
+    if not (isinstance(spec, dict) and isinstance(names, dict) and isinstance(spec.get("versions"), list)):
+        return {}  # an invalid CRD: the API server's validation (precheck) says why
+    group, kind = spec.get("group", ""), names.get("kind", "")
     namespaced = spec.get("scope", "Namespaced") == "Namespaced"
     return {
         (f"{group}/{v.get('name')}", kind): namespaced
-        for v in spec.get("versions") or []
+        for v in spec["versions"]
         if isinstance(v, dict)
     }
 
@@ -253,6 +256,14 @@ def _check_operation(
     bad: Callable[[str, str], None],
 ) -> None:
     existing = known.objects
+    create_options = op.create_operation.create_options if op.create_operation else None
+    patch_options = op.patch_operation.patch_options if op.patch_operation else None
+    for field, options in (("createOperation.createOptions", create_options),
+                           ("patchOperation.patchOptions", patch_options)):
+        value = options.field_validation if options else None
+        if value is not None and value not in FIELD_VALIDATIONS:
+            error = field_validation_error(value)
+            bad(f"{path}.{field}.{error.field}", str(error).split(": ", 1)[1])
     if op.create_operation is not None:
         obj = op.create_operation.object
         opath = f"{path}.createOperation.object"

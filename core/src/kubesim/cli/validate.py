@@ -7,34 +7,45 @@ from collections.abc import Sequence
 from kubesim.api import Scenario
 from kubesim.api.loader import load_scenarios
 from kubesim.api.validation import validate_scenario
-from kubesim.clock import Clock
-from kubesim.cluster import Cluster, ResourceRegistry, check_new_object
+from kubesim.cluster import ResourceRegistry, check_new_object
+from kubesim.cluster.registry import CRD_TYPE
 from kubesim.errors import ApiError, InvalidInput, Problem
 from kubesim.k8s.values import non_json_value
 from kubesim.plugins import Hooks
-from kubesim.scenario import SCENARIO_CRD
-from kubesim.scenario import EngineOptions
+from kubesim.scenario import SCENARIO_CRD, EngineOptions
 from kubesim.scenario.engine import check_last_step_time, scenario_object
 
 __all__ = ["check_step_times", "load_and_validate"]
 
 
-def _object_problems(scenario: Scenario, registry: ResourceRegistry, file: str) -> list[Problem]:
-    """Objects to create that the API server's validation would reject."""
+def _object_problems(scenario: Scenario, hooks: Hooks, file: str) -> list[Problem]:
+    """Objects to create that the API server's validation would reject.
+
+    CRDs the scenario creates are registered (in a registry of its own) as they pass, so that
+    the custom resources of later operations are checked against their schemas too.
+    """
+    registry = _registry(hooks)
     out = []
     for i, op in enumerate(scenario.spec.operations):
         if op.create_operation is None:
             continue
-        bad_number = non_json_value(op.create_operation.object, f"spec.operations[{i}].createOperation.object")
+        obj = op.create_operation.object
+        bad_number = non_json_value(obj, f"spec.operations[{i}].createOperation.object")
         if bad_number:
             out.append(Problem("", bad_number, file))
             continue
         try:
-            message = check_new_object(registry, op.create_operation.object)
+            options = op.create_operation.create_options
+            message = check_new_object(registry, obj, (options and options.field_validation) or "Strict")
         except ApiError:
-            continue  # a kind from a CRD that an earlier operation creates: checked at run time
+            continue  # an unknown kind: validate_scenario reports it unless a later CRD serves it
         if message:
             out.append(Problem(f"spec.operations[{i}].createOperation.object", message, file))
+        elif obj.get("kind") == CRD_TYPE.kind and obj.get("apiVersion") == CRD_TYPE.api_version:
+            try:
+                registry.register_crd(obj)
+            except ApiError as exc:
+                out.append(Problem(f"spec.operations[{i}].createOperation.object", exc.message, file))
     return out
 
 
@@ -45,14 +56,20 @@ def _scenario_object_problems(scenario: Scenario, registry: ResourceRegistry, fi
     return [Problem("", message, file)] if message else []
 
 
+def _registry(hooks: Hooks) -> ResourceRegistry:
+    """The kinds served before a scenario starts: built-ins, Scenario, and the plugins' CRDs."""
+    registry = ResourceRegistry()
+    registry.register_crd(SCENARIO_CRD)
+    for crd in hooks.custom_resources():
+        registry.register_crd(dict(crd))
+    return registry
+
+
 def load_and_validate(
     files: Sequence[str], hooks: Hooks, *, allow_unknown_targets: bool = False
 ) -> list[Scenario]:
     """Load every file, check every scenario; raise InvalidInput with all problems found."""
-    registry = Cluster(Clock()).registry
-    registry.register_crd(SCENARIO_CRD)
-    for crd in hooks.custom_resources():
-        registry.register_crd(dict(crd))
+    registry = _registry(hooks)
 
     def scope(api_version: str, kind: str) -> bool | None:
         try:
@@ -83,7 +100,7 @@ def load_and_validate(
             problems.extend(found)
             if not found:
                 problems.extend(_scenario_object_problems(scenario, registry, where))
-                problems.extend(_object_problems(scenario, registry, where))
+                problems.extend(_object_problems(scenario, hooks, where))
             name = scenario.name
             if name and name in seen:
                 problems.append(Problem("metadata.name", f"duplicate scenario name {name!r} (also in {seen[name]})", where))

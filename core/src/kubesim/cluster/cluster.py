@@ -30,6 +30,7 @@ from typing import Any
 
 import structlog
 
+from kubesim.apiextensions import FIELD_VALIDATIONS, field_validation_error
 from kubesim.clock import Clock
 from kubesim.errors import ApiError, BadRequest
 from kubesim.k8s.selectors import FieldSelector, LabelSelector
@@ -132,15 +133,25 @@ class Cluster:
 
     # --- writes ---------------------------------------------------------------------
 
-    def create(self, obj: dict[str, Any], *, actor: str = "scenario", copy: bool = True) -> dict[str, Any]:
+    def create(
+        self,
+        obj: dict[str, Any],
+        *,
+        actor: str = "scenario",
+        copy: bool = True,
+        field_validation: str = "Strict",
+    ) -> dict[str, Any]:
         """Create an object (POST); returns the stored object as a copy.
 
         copy=False: `obj` is handed over (stored, possibly after defaulting, without a copy)
         and the stored object itself is returned; never mutate either afterwards.
+        field_validation (Strict, Warn, Ignore): what undeclared fields of a custom resource get.
         """
+        _check_field_validation("CreateOptions", field_validation)
         with self._api_call():
             rt = _type_of(self.registry, obj)
-            created = self._writes.create(rt, copy_tree(obj) if copy else obj, actor)
+            created = self._writes.create(rt, copy_tree(obj) if copy else obj, actor,
+                                          field_validation=field_validation)
         return copy_tree(created) if copy else created
 
     def update(
@@ -150,11 +161,13 @@ class Cluster:
         actor: str = "scenario",
         subresource: str | None = None,
         copy: bool = True,
+        field_validation: str = "Strict",
     ) -> dict[str, Any]:
         """Replace an object (PUT); Conflict when metadata.resourceVersion is set and stale.
 
         copy=False: as for create(), `obj` is handed over and the stored object returned.
         """
+        _check_field_validation("UpdateOptions", field_validation)
         with self._api_call():
             rt = _type_of(self.registry, obj)
             new = copy_tree(obj) if copy else obj
@@ -168,7 +181,7 @@ class Cluster:
                 )
             if rt.namespaced:
                 meta["namespace"] = key[0]
-            updated = self._writes.update(rt, key, new, actor, subresource)
+            updated = self._writes.update(rt, key, new, actor, subresource, field_validation)
         return copy_tree(updated) if copy else updated
 
     def patch(
@@ -182,8 +195,10 @@ class Cluster:
         namespace: str | None = None,
         actor: str = "scenario",
         subresource: str | None = None,
+        field_validation: str = "Strict",
     ) -> dict[str, Any]:
         """Patch an object (merge, JSON or strategic merge patch; long or short type names)."""
+        _check_field_validation("PatchOptions", field_validation)
         with self._api_call():
             rt = self.registry.lookup(api_version, kind)
             content_type = patch_kind(patch_type, self.registry.is_builtin(rt))
@@ -204,7 +219,7 @@ class Cluster:
                 )
             self._check_patched_identity(rt, old, new)
             new["apiVersion"], new["kind"] = old["apiVersion"], old["kind"]
-            updated = self._writes.update(rt, key, new, actor, subresource)
+            updated = self._writes.update(rt, key, new, actor, subresource, field_validation)
         return copy_tree(updated)
 
     def _check_patched_identity(self, rt: ResourceType, old: dict[str, Any], new: dict[str, Any]) -> None:
@@ -301,6 +316,12 @@ def _type_of(registry: ResourceRegistry, obj: Any) -> ResourceType:
     if not isinstance(api_version, str) or not api_version:
         raise BadRequest(f"Object 'apiVersion' is missing in '{_short_json(obj)}'")
     return registry.lookup(api_version, kind)
+
+
+def _check_field_validation(options: str, value: str) -> None:
+    """ValidateFieldValidation (apimachinery meta/v1/validation): Ignore, Strict or Warn."""
+    if value not in FIELD_VALIDATIONS:
+        raise invalid_error(f"{options}.meta.k8s.io", "", [field_validation_error(value)])
 
 
 def _name(meta: dict[str, Any]) -> str:

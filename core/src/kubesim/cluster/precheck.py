@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubesim.errors import BadRequest
 from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
 
 from .jsontree import copy_tree
@@ -20,8 +21,10 @@ __all__ = ["check_new_object"]
 _PLACEHOLDER_SUFFIX = "zzzzz"  # stands in for the 5 characters generateName adds
 
 
-def check_new_object(registry: ResourceRegistry, obj: dict[str, Any]) -> str | None:
-    """The Invalid (422) message creating `obj` would get, or None when it passes.
+def check_new_object(
+    registry: ResourceRegistry, obj: dict[str, Any], field_validation: str = "Strict"
+) -> str | None:
+    """The Invalid (422) or strict-decoding (400) message creating `obj` would get, or None.
 
     Raises NotFound when the kind is not registered.
     """
@@ -32,7 +35,10 @@ def check_new_object(registry: ResourceRegistry, obj: dict[str, Any]) -> str | N
         meta = candidate["metadata"] = {}
     if not meta.get("name") and isinstance(meta.get("generateName"), str) and meta["generateName"]:
         meta["name"] = meta["generateName"] + _PLACEHOLDER_SUFFIX
-    apply_defaults(rt, candidate)
+    try:
+        apply_defaults(rt, candidate, field_validation)
+    except BadRequest as exc:  # a custom resource with fields its schema does not declare
+        return exc.message
     errors = validate_object_meta(meta, name_check_for(rt.group, rt.kind))
     errors.extend(validate_kind(rt, candidate))
     if not errors:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubesim.apiextensions import check_definition, default_definition
 from kubesim.k8s.validation import FieldError, is_dns1123_label
 
 from .pods import default_pod, initial_pod_status, validate_pod
@@ -24,13 +25,21 @@ _PRIORITY_CLASS = ("scheduling.k8s.io", "PriorityClass")
 _KEEPS_STATUS_ON_CREATE = {("", "Node")}  # "Nodes allow *all* fields, including status, to be set on create."
 
 
-def apply_defaults(rt: ResourceType, obj: dict[str, Any]) -> None:
-    """Defaulting done when an object is decoded (create and update), in place."""
+def apply_defaults(rt: ResourceType, obj: dict[str, Any], field_validation: str = "Strict") -> None:
+    """Defaulting done when an object is decoded (create and update), in place.
+
+    A custom resource is also pruned; BadRequest when it has fields its schema does not declare
+    and `field_validation` is Strict.
+    """
     gk = (rt.group, rt.kind)
     if gk == _POD:
         default_pod(obj)
     elif gk == _PRIORITY_CLASS:
         default_priority_class(obj)
+    elif rt is CRD_TYPE:
+        default_definition(obj)
+    elif rt.custom is not None:
+        rt.custom.decode(obj, field_validation=field_validation)
     elif gk == _NAMESPACE:
         name = (obj.get("metadata") or {}).get("name")
         if isinstance(name, str) and name and not is_dns1123_label(name):
@@ -65,11 +74,13 @@ def prepare_for_create(rt: ResourceType, obj: dict[str, Any], builtin: bool, now
 
 
 def _crd_status(crd: dict[str, Any], now: str) -> dict[str, Any]:
-    spec = crd.get("spec") or {}
-    storage = [v["name"] for v in spec.get("versions") or [] if isinstance(v, dict) and v.get("storage")]
+    spec = crd["spec"] if isinstance(crd.get("spec"), dict) else {}  # validated after this
+    versions = spec["versions"] if isinstance(spec.get("versions"), list) else []
+    storage = [v.get("name") for v in versions if isinstance(v, dict) and v.get("storage")]
+    names = spec["names"] if isinstance(spec.get("names"), dict) else {}
     condition = {"status": "True", "lastTransitionTime": now}
     return {
-        "acceptedNames": dict(spec.get("names") or {}),
+        "acceptedNames": dict(names),
         "conditions": [
             {"type": "NamesAccepted", "reason": "NoConflicts", "message": "no conflicts found", **condition},
             {
@@ -85,6 +96,10 @@ def _crd_status(crd: dict[str, Any], now: str) -> dict[str, Any]:
 
 def validate_kind(rt: ResourceType, obj: dict[str, Any]) -> list[FieldError]:
     """Kind-specific validation of the object's own fields (metadata is checked elsewhere)."""
+    if rt.custom is not None:
+        return rt.custom.validate(obj)
+    if rt is CRD_TYPE:
+        return check_definition(obj)[1]
     if (rt.group, rt.kind) == _POD:
         return validate_pod(obj)
     return []

@@ -108,7 +108,8 @@ class GenericStore:
     # --- create -----------------------------------------------------------------------
 
     def create(
-        self, rt: ResourceType, obj: dict[str, Any], actor: str, *, quiet: bool = False
+        self, rt: ResourceType, obj: dict[str, Any], actor: str, *, quiet: bool = False,
+        field_validation: str = "Strict",
     ) -> dict[str, Any]:
         """Store a new object (`obj` is taken over); quiet=True publishes no event."""
         meta = checked_metadata(obj)
@@ -131,7 +132,7 @@ class GenericStore:
         key = (namespace, name)
         if rt.namespaced:
             self.namespaces.check_accepts(rt, namespace, name)
-        strategies.apply_defaults(rt, obj)
+        strategies.apply_defaults(rt, obj, field_validation)
         if rt is self._pods:
             self._admit_pod_priority(obj, None)
         admitting = write_request("CREATE", rt, key, obj, None, actor, None) if self.admission else None
@@ -139,7 +140,7 @@ class GenericStore:
             mutated = self.admission.mutate_object(admitting)
             if mutated is not obj:  # a patched object is decoded, and so defaulted, again
                 obj = mutated
-                strategies.apply_defaults(rt, obj)
+                strategies.apply_defaults(rt, obj, field_validation)
         meta = obj["metadata"]
         uid, serial = self._uids.next()
         now = self.now()
@@ -195,7 +196,8 @@ class GenericStore:
     # --- update -----------------------------------------------------------------------
 
     def update(
-        self, rt: ResourceType, key: Key, new: dict[str, Any], actor: str, subresource: str | None
+        self, rt: ResourceType, key: Key, new: dict[str, Any], actor: str, subresource: str | None,
+        field_validation: str = "Strict",
     ) -> dict[str, Any]:
         """Replace a stored object (`new` is taken over); returns what is stored afterwards."""
         old = self.existing(rt, key)
@@ -216,6 +218,8 @@ class GenericStore:
                 new.pop("status", None)
             else:
                 new["status"] = status
+                if rt.custom is not None:  # the request body is decoded: status pruned, defaulted
+                    rt.custom.decode(new, "status", field_validation)
         elif subresource is not None:
             raise NotFound(_NO_RESOURCE)
         else:
@@ -234,7 +238,7 @@ class GenericStore:
                 meta["namespace"] = key[0]
             else:
                 meta.pop("namespace", None)
-            strategies.apply_defaults(rt, new)
+            strategies.apply_defaults(rt, new, field_validation)
             if rt is self._pods:
                 self._admit_pod_priority(new, old)
         admitting = write_request("UPDATE", rt, key, new, old, actor, subresource) if self.admission else None
@@ -243,10 +247,14 @@ class GenericStore:
             if mutated is not new:
                 new = mutated
                 if subresource is None:
-                    strategies.apply_defaults(rt, new)
+                    strategies.apply_defaults(rt, new, field_validation)
         meta = new["metadata"]
         if subresource is None:
             self._validate_object(rt, new, old)
+        elif rt.custom is not None:  # customResourceStatusStrategy validates status against the schema
+            errs = rt.custom.validate(new, "status")
+            if errs:
+                raise invalid_error(rt.group_kind, key[1], errs)
         if admitting is not None:
             self.admission.validate(attrs.evolve(admitting, object=new))
         if subresource is None:
