@@ -29,7 +29,8 @@ def _scenario(last_step: int, *, pending: bool = False, controllers: list[str] |
                 "requests": {"cpu": "2" if pending else "100m"}}}]}}}},
         {"step": last_step, "doneOperation": {}},
     ]
-    spec: dict[str, Any] = {"operations": ops}
+    # without a list, every installed controller runs as a PreSimulationController
+    spec: dict[str, Any] = {"operations": ops, "controllers": {"simulationControllers": {"enabled": []}}}
     if controllers is not None:
         spec["controllers"] = {"preSimulationControllers": {"enabled": [{"name": n} for n in controllers],
                                                             "disabled": [{"name": "*"}]},
@@ -60,10 +61,13 @@ def test_a_step_past_int32_is_invalid(tmp_path: Path) -> None:
     assert "spec.operations[2].step: must be at most 2147483647 (MajorStep is an int32), got 2147483648" in proc.stderr
 
 
-def test_a_step_past_year_9999_fails_with_a_message(tmp_path: Path) -> None:
-    proc, result = _run(tmp_path, _scenario(100), "--step-duration", "1000000h")
-    assert proc.returncode == 1
-    assert "would start after 9999-12-31T23:59:59Z" in result["status"]["message"]
+def test_a_step_past_year_9999_is_refused_before_the_run(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(_scenario(100)))
+    proc = run_kubesim("run", "s.yaml", "-q", "-o", "r.json", "--step-duration", "1000000h", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr == ("error: scenario idle: spec.operations[2].step: step 100 would start after "
+                           "9999-12-31T23:59:59Z, the latest time kubesim can represent (see --step-duration)\n")
+    assert not (tmp_path / "r.json").exists()
 
 
 @pytest.mark.parametrize("controllers", [["kubelet"], ["replicaset"]])

@@ -313,17 +313,29 @@ def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
     return loader.construct_yaml_int(node)
 
 
+_NO_TIMESTAMPS = {
+    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+"""YAML 1.1's implicit types without timestamps: Kubernetes' YAML-to-JSON conversion
+(sigs.k8s.io/yaml) reads `date: 2025-01-01` as the string "2025-01-01"."""
+
+
 class SafeLoader(yaml.SafeLoader):  # type: ignore[misc]
-    """PyYAML's SafeLoader with integers within Python's conversion limit."""
+    """PyYAML's SafeLoader with integers within Python's conversion limit and dates as strings."""
+
+    yaml_implicit_resolvers = _NO_TIMESTAMPS
 
 
 SafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 FastSafeLoader: Any = None
-"""libyaml's CSafeLoader (about 20x faster) with the same integers, when PyYAML has libyaml."""
+"""libyaml's CSafeLoader (about 20x faster) reading what SafeLoader reads, when PyYAML has libyaml."""
 if getattr(yaml, "CSafeLoader", None) is not None:
     class _FastSafeLoader(yaml.CSafeLoader):  # type: ignore[misc]
-        """libyaml's CSafeLoader with integers within Python's conversion limit."""
+        """libyaml's CSafeLoader with integers within Python's conversion limit and dates as strings."""
+
+        yaml_implicit_resolvers = _NO_TIMESTAMPS
 
     _FastSafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
     FastSafeLoader = _FastSafeLoader

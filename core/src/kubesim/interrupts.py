@@ -55,7 +55,9 @@ def _redeliver(unraisable: Any, previous: Any = sys.unraisablehook) -> None:
     exc = unraisable.exc_value
     if isinstance(exc, KeyboardInterrupt):
         sig = signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT
-        _thread.start_new_thread(signal.pthread_kill, (threading.main_thread().ident, sig))
+        main = threading.main_thread().ident
+        if main is not None:  # None only before the main thread starts
+            _thread.start_new_thread(signal.pthread_kill, (main, sig))
         return
     previous(unraisable)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 from kubesim.api import loader
+from kubesim.input_limits import SafeLoader
 from kubesim.errors import InvalidInput
 from kubesim.input_limits import InputLimitError
 
@@ -34,7 +35,7 @@ kind: Scenario
 
 def test_libyaml_and_pure_python_load_the_same_documents() -> None:
     assert loader._FAST_LOADER is not None, "PyYAML without libyaml: this test needs it"
-    assert loader._load_yaml(DOC, "doc.yaml") == [d for d in yaml.safe_load_all(DOC) if d is not None]
+    assert loader._load_yaml(DOC, "doc.yaml") == [d for d in yaml.load_all(DOC, SafeLoader) if d is not None]
 
 
 @pytest.mark.parametrize("fast", [True, False])
@@ -62,7 +63,16 @@ def test_syntax_errors_read_the_same_with_or_without_libyaml(
     "--- \n---\na: 1\n---\n- x\n",
 ])
 def test_fast_construction_equals_pyyaml(text: str) -> None:
-    assert loader._load_yaml(text, "t.yaml") == [d for d in yaml.safe_load_all(text) if d is not None]
+    assert loader._load_yaml(text, "t.yaml") == [d for d in yaml.load_all(text, SafeLoader) if d is not None]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_timestamps_stay_strings_as_kubernetes_reads_them(monkeypatch: pytest.MonkeyPatch, fast: bool) -> None:
+    """sigs.k8s.io/yaml turns YAML into JSON: an unquoted date is the string it was written as."""
+    if not fast:
+        monkeypatch.setattr(loader, "_FAST_LOADER", None)
+    docs = loader._load_yaml("a: 2025-01-01\nb: [2025-01-01T00:00:00Z]\n", "t.yaml")
+    assert docs == [{"a": "2025-01-01", "b": ["2025-01-01T00:00:00Z"]}]
 
 
 def test_recursive_documents_are_refused_and_unhashable_ones_left_to_pyyaml() -> None:

@@ -64,7 +64,7 @@ def test_a_good_scenario_has_no_problems() -> None:
           patch("p1", patchType="json", patch='[{"op": "add", "path": "/a", "value": 1, "path": "/b"}]')],
          "spec.operations[1].patchOperation.patch: [0].path: duplicate key"),
         ([{"step": 0, "id": "x", "doneOperation": {}}, {"step": 0, "id": "x", "createOperation": {"object": NODE}}],
-         "spec.operations[1].id: duplicate id 'x' (also spec.operations[0])"),
+         'spec.operations[1].id: duplicate id "x" (also spec.operations[0])'),
         ([{"step": 1, "doneOperation": {}}, {"step": 2, "createOperation": {"object": NODE}}],
          "spec.operations[1].step: step 2 comes after the doneOperation at step 1 and would never run"),
         ([{"step": 1, "createOperation": {"object": POD}}, patch("p1", step=0)],

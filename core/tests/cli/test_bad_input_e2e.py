@@ -82,7 +82,7 @@ def test_missing_file(kubesim: RunKubesim) -> None:
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--step-duration", "soon"], "'soon' is not a duration"),
+    [(["--step-duration", "soon"], 'time: invalid duration "soon" (expected e.g. 10s, 1m30s, 2h; at most 2562047h)'),
      (["--start-time", "yesterday"], "'yesterday' is not an RFC 3339 time"),
      (["--update-results-strategy", "Sometimes"], "'Sometimes' is not one of")],
 )

@@ -119,6 +119,9 @@ def test_one_value_applies_to_both_runs(kubesim: Run) -> None:
      "given 3 times; give it once (both runs) or twice (A, then B)"),
     (("--detail", "everything"), "'everything' is not one of"),
     (("--fail-if-worse", "speed"), "'speed' is not one of"),
+    (("--step-duration", "100000000h"), 'time: invalid duration "100000000h"'),
+    (("--start-time", "9999-12-31T23:59:59Z"), "error: scenario quickstart: spec.operations[9].step: step 4 would "
+                                               "start after 9999-12-31T23:59:59Z"),
 ])
 def test_bad_options(kubesim: Run, args: tuple[str, ...], message: str) -> None:
     proc = kubesim("compare", QUICKSTART, *args)

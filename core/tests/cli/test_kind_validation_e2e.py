@@ -56,9 +56,6 @@ CASES = {
         "[{weight: 0, preference: {matchExpressions: [{key: k, operator: Exists}]}}]}}}",
         'Pod "p" is invalid: spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: '
         "Invalid value: 0: must be in the range 1-100"),
-    "priority-class-name": (
-        POD + ", spec: {" + CONTAINERS + ", priorityClassName: Not_A_Name}",
-        'Pod "p" is invalid: spec.priorityClassName: Invalid value: "Not_A_Name": a lowercase RFC 1123 subdomain'),
     "priority-class-value": (
         "apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: top}, value: 2000000000",
         'PriorityClass.scheduling.k8s.io "top" is invalid: value: Forbidden: maximum allowed value of a user '

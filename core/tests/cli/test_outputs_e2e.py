@@ -28,7 +28,7 @@ def _scenario(path: Path, steps: int = 1) -> str:
         for s in range(1, steps + 1)]
     ops.append({"step": steps + 1, "doneOperation": {}})
     path.write_text(json.dumps({"apiVersion": API, "kind": "Scenario", "metadata": {"name": "plain"},
-                                "spec": {"operations": ops}}))
+                                "spec": {"controllers": {"simulationControllers": {"enabled": []}}, "operations": ops}}))
     return path.name
 
 

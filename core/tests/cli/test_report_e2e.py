@@ -159,7 +159,7 @@ def _write(tmp_path: Path, name: str, data: Any) -> str:
      "error: bad.json: status.scenarioResult: required: this is a scenario that has not been run"),
     ({"apiVersion": "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "kind": "Scenario",
       "metadata": {"name": "s"}, "status": {"scenarioResult": {"timeline": {"0": [{"id": 1}]}}}},
-     "error: bad.json: status.scenarioResult.timeline[0][0].id: expected a string, got int 1"),
+     "error: bad.json: status.scenarioResult.timeline[0][0].id: expected a string, got the number 1"),
     ("{not json", "error: bad.json: line 1 column 2: JSON syntax error"),
 ])
 def test_bad_input_is_exit_2_without_traceback(kubesim: Run, tmp_path: Path, content: Any, message: str) -> None:

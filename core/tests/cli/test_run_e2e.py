@@ -173,7 +173,8 @@ def test_a_pip_installed_plugin_is_discovered_through_its_entry_point(kubesim: R
                      "version": "1.2.3", "hooks": ["kubesim_admission", "kubesim_custom_resources"]}
     # ... and used: its CRD is known and its admission rule denies an impolite Greeting.
     doc = {"apiVersion": "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "kind": "Scenario",
-           "metadata": {"name": "greet"}, "spec": {"operations": [
+           "metadata": {"name": "greet"}, "spec": {
+               "controllers": {"simulationControllers": {"enabled": []}}, "operations": [
                {"step": 0, "createOperation": {"object": {"apiVersion": "hello.example.com/v1", "kind": "Greeting",
                                                           "metadata": {"name": "ok"}, "spec": {"text": "hi please"}}}},
                {"step": 1, "createOperation": {"object": {"apiVersion": "hello.example.com/v1", "kind": "Greeting",

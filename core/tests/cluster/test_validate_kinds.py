@@ -314,7 +314,9 @@ def test_patches_of_uid_kind_and_api_version_are_refused() -> None:
     assert err.value.message == 'Pod "p" is invalid: metadata.uid: Invalid value: "other": field is immutable'
     with pytest.raises(Invalid) as err:
         c.patch("v1", "Pod", "p", {"kind": "Service"}, "merge")
-    assert err.value.message == 'Pod "p" is invalid: kind: Invalid value: "Service": field is immutable'
+    assert err.value.message == ('Pod "p" is invalid: kind: Invalid value: "Service": a patch cannot change the '
+                                 "kind of the object (Pod)")
     with pytest.raises(Invalid) as err:
         c.patch("v1", "Pod", "p", [{"op": "replace", "path": "/apiVersion", "value": "v2"}], "json")
-    assert err.value.message == 'Pod "p" is invalid: apiVersion: Invalid value: "v2": field is immutable'
+    assert err.value.message == ('Pod "p" is invalid: apiVersion: Invalid value: "v2": no kind "Pod" is registered '
+                                 'for version "v2"')

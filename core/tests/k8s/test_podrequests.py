@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from kubesim.k8s.podrequests import (
+    resource_list,
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
     is_pod_level_requests_set,
@@ -128,3 +129,23 @@ def test_non_zero_pod_requests(the_pod: dict[str, Any], cpu_milli: int, memory: 
 def test_bad_quantity_is_named() -> None:
     with pytest.raises(QuantityError, match="invalid quantity 'lots'"):
         pod_requests(pod([c({"cpu": "lots"})]))
+
+
+@pytest.mark.parametrize(("pod", "message"), [
+    ({"spec": {"containers": [{"resources": {"requests": {"cpu": "1"}}}, {"resources": {"requests": {"cpu": "x"}}}]}},
+     "spec.containers[1].resources.requests[cpu]: invalid quantity 'x'"),
+    ({"spec": {"initContainers": [{"resources": {"requests": "lots"}}]}},
+     "spec.initContainers[0].resources.requests: must be an object of resource names to quantities, not a string"),
+    ({"spec": {"overhead": {"memory": [1]}}}, "spec.overhead[memory]: invalid quantity [1]: expected a string or a number"),
+])
+def test_bad_quantities_name_their_field(pod: dict, message: str) -> None:
+    with pytest.raises(QuantityError) as info:
+        pod_requests(pod)
+    assert str(info.value).startswith(message)
+
+
+def test_resource_list_names_the_field() -> None:
+    with pytest.raises(QuantityError, match=r"^status\.allocatable\[cpu\]: invalid quantity 'abc'"):
+        resource_list({"pods": "1", "cpu": "abc"}, "status.allocatable")
+    with pytest.raises(QuantityError, match="^status.allocatable: must be an object of resource names"):
+        resource_list(["cpu"], "status.allocatable")  # type: ignore[arg-type]

@@ -48,7 +48,7 @@ def test_malformed_timeline_is_reported_with_its_path(small_doc: dict[str, Any])
     event["boundTo"] = 3
     event["scheduleResult"][0]["pluginResults"]["score"]["n1"]["NodeResourcesFit"]["finalScore"] = "75"
     assert _problems([small_doc]) == [
-        "r.json: status.scenarioResult.timeline[1][2].podScheduled.boundTo: expected a string, got int 3",
+        "r.json: status.scenarioResult.timeline[1][2].podScheduled.boundTo: expected a string, got the number 3",
         "r.json: status.scenarioResult.timeline[1][2].podScheduled.scheduleResult[0].pluginResults"
         ".score[n1][NodeResourcesFit].finalScore: expected an integer, got the string '75'",
     ]
@@ -74,7 +74,7 @@ def test_score_results_are_shared_but_still_checked() -> None:
         ({"rawScore": True, "normalizedScore": 2, "finalScore": 3}, "rawScore: expected an integer, got a boolean"),
         ({"rawScore": 1, "normalizedScore": 2}, "finalScore: required"),
         ({"rawScore": 1, "normalizedScore": 2, "finalScore": 3, "x": 1}, "x: unknown field"),
-        ({"rawScore": 1.0, "normalizedScore": 2, "finalScore": 3}, "rawScore: expected an integer, got float 1.0"),
+        ({"rawScore": 1.0, "normalizedScore": 2, "finalScore": 3}, "rawScore: expected an integer, got the number 1.0"),
     ):
         with pytest.raises(InvalidInput) as info:
             structure(bad, ScenarioPluginsScoreResult)

@@ -74,7 +74,7 @@ def test_invalid_initial_operations_fail_the_scenario(testplugin: types.ModuleTy
     [result] = Simulator(hooks_with(testplugin)).run([scenario])
     assert result.status.phase == ScenarioPhase.FAILED
     assert result.status.message is not None and result.status.message.startswith("invalid operations: ")
-    assert "duplicate id 'dup'" in result.status.message
+    assert 'duplicate id "dup"' in result.status.message
 
 
 def test_the_stored_spec_is_read_again_only_after_a_write_to_it(testplugin: types.ModuleType) -> None:

@@ -163,11 +163,18 @@ def test_a_sim_spec_pod_moves_through_its_phases_and_succeeds(sim):
     ]
 
 
-def test_a_sim_spec_that_ends_before_the_pod_is_seen_succeeds_at_once(sim):
+def test_a_sim_spec_of_zero_seconds_runs_until_time_passes(sim):
+    """Like k8s-cluster-simulator, a pod ends at the next tick, never in the instant it starts
+    (a ReplicaSet would otherwise replace it within one step forever)."""
     sim.create(node("n1"))
     sim.create(pod("quick", "n1", sim_spec="- {seconds: 0, resourceUsage: {cpu: 1}}"))
     sim.settle()
-    assert sim.get("v1", "Pod", "quick")["status"]["phase"] == "Succeeded"
+    assert sim.get("v1", "Pod", "quick")["status"]["phase"] == "Running"
+    sim.clock.advance(timedelta(seconds=10))
+    sim.settle()
+    status = sim.get("v1", "Pod", "quick")["status"]
+    assert status["phase"] == "Succeeded"
+    assert status["containerStatuses"][0]["state"]["terminated"]["finishedAt"] == status["startTime"]
 
 
 @pytest.mark.parametrize(("spec", "problem"), [

@@ -26,6 +26,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from kubesim.cluster.jsontree import copy_tree
 from kubesim.errors import Problem
+from kubesim.k8s.values import json_kind, non_json_value, show_value
 
 __all__ = ["camel", "converter", "register_enum", "register_interned", "structure", "unstructure"]
 
@@ -65,7 +66,9 @@ def _describe(value: Any) -> str:
         return "a list"
     if isinstance(value, str):
         return f"the string {value!r}"
-    return f"{type(value).__name__} {value!r}"
+    if isinstance(value, (int, float)):
+        return f"the number {show_value(value)}"
+    return f"{json_kind(value)} {show_value(value)}"
 
 
 converter.register_structure_hook(str, _strict(str, "a string"))
@@ -105,6 +108,9 @@ def _patch_text(value: Any, _: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, (dict, list)):
+        problem = non_json_value(value)
+        if problem:  # json.dumps would fail with Python's words, or write NaN
+            raise TypeError(problem.lstrip(".: ") if problem.startswith(":") else problem.lstrip("."))
         return json.dumps(value, separators=(",", ":"))
     raise TypeError(f"expected a string (or a mapping/list), got {_describe(value)}")
 

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from kubesim.api.converter import structure
-from kubesim.api.scenario import Scenario
+from kubesim.api.scenario import Scenario, check_required_controllers
 from kubesim.duplicate_keys import DuplicateKey, DuplicateKeys, load_json, yaml_duplicate_keys
 from kubesim.errors import InvalidInput, Problem
 from kubesim.input_limits import (
@@ -66,8 +66,6 @@ def load_documents(path: str | Path, limits: Limits = INPUT_LIMITS) -> list[Any]
     if not out:
         raise InvalidInput([Problem("", "the file holds no scenario", name)])
     return out
-
-
 
 
 _FAST_LOADER = FastSafeLoader  # libyaml, when PyYAML was built with it
@@ -160,6 +158,7 @@ def parse_scenarios(documents: list[Any], file: str | None = None) -> list[Scena
     for i, doc in enumerate(documents):
         prefix = f"[document {i}] " if len(documents) > 1 else ""
         try:
+            check_required_controllers(doc)
             scenarios.append(structure(doc, Scenario, file=file))
         except InvalidInput as exc:
             problems.extend(

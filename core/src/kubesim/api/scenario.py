@@ -14,6 +14,7 @@ import attrs
 from kubesim.api.converter import register_enum
 from kubesim.api.operations import ScenarioOperation, ScenarioStep
 from kubesim.api.timeline import ScenarioResult
+from kubesim.errors import InvalidInput, Problem
 
 __all__ = [
     "API_VERSION",
@@ -27,6 +28,7 @@ __all__ = [
     "ScenarioStatus",
     "ScenarioStepStatus",
     "StepPhase",
+    "check_required_controllers",
 ]
 
 API_VERSION = "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1"
@@ -74,6 +76,20 @@ class ControllerSet:
 
     enabled: list[Controller] = attrs.field(factory=list)
     disabled: list[Controller] = attrs.field(factory=list)
+
+
+def check_required_controllers(doc: Any) -> None:
+    """KEP-140 makes spec.controllers and its simulationControllers required ("no controllers
+    will be enabled automatically"): InvalidInput when a Scenario document leaves them out."""
+    spec = doc.get("spec") if isinstance(doc, dict) else None
+    if not isinstance(spec, dict):
+        return  # the converter reports a missing or wrong spec
+    controllers = spec.get("controllers")
+    hint = "the controllers under test, e.g. {enabled: [{name: scheduler}]}, or {enabled: []} for none"
+    if controllers is None:
+        raise InvalidInput([Problem("spec.controllers", f"required: simulationControllers lists {hint}")])
+    if isinstance(controllers, dict) and controllers.get("simulationControllers") is None:
+        raise InvalidInput([Problem("spec.controllers.simulationControllers", f"required: {hint}")])
 
 
 @attrs.frozen

@@ -14,12 +14,15 @@ from typing import Any
 import attrs
 import yaml
 
-from kubesim.api.operations import ScenarioOperation
+from kubesim.api.operations import ScenarioOperation, TypeMeta
+from kubesim.api.patch_shape import check_patch_shape, type_meta_changes
 from kubesim.api.scenario import API_VERSION, KIND, Scenario
 from kubesim.apiextensions import FIELD_VALIDATIONS, field_validation_error
+from kubesim.cluster.patches import STRATEGIC_MERGE_PATCH, api_version_change_message, unsupported_patch_message
+from kubesim.cluster.priority import SYSTEM_PRIORITY_CLASSES
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import Problem
-from kubesim.input_limits import InputLimitError
+from kubesim.input_limits import InputLimitError, SafeLoader
 
 __all__ = [
     "MAX_STEP",
@@ -44,6 +47,34 @@ PROPAGATION_POLICIES = ("Background", "Foreground", "Orphan")
 ScopeLookup = Callable[[str, str], "bool | None"]
 """(apiVersion, kind) -> True if namespaced, False if cluster-scoped, None if unknown."""
 
+BuiltinLookup = Callable[[str, str], bool]
+"""(apiVersion, kind) -> True for a kind compiled into the API server (not from a CRD)."""
+
+_PRIORITY_CLASS_GROUP = "scheduling.k8s.io/"
+
+
+@attrs.define
+class _Known:
+    """What the operations before the one being checked have created (in run order)."""
+
+    objects: set[tuple[str, str, str, str]] = attrs.field(factory=set)
+    scope: dict[tuple[str, str], bool] = attrs.field(factory=dict)
+    """Kinds from CRDs that earlier operations create: (apiVersion, kind) -> namespaced."""
+    priority_classes: set[str] = attrs.field(factory=set)
+    unnamed_priority_classes: bool = False
+    """A PriorityClass created with generateName: its name is known only at run time."""
+
+    def track_priority_class(self, api_version: str, kind: str, name: str | None, created: bool) -> None:
+        """Follow the PriorityClasses that operations create and delete, by name."""
+        if kind != "PriorityClass" or not api_version.startswith(_PRIORITY_CLASS_GROUP):
+            return
+        if name is None:
+            self.unnamed_priority_classes = True
+        elif created:
+            self.priority_classes.add(name)
+        else:
+            self.priority_classes.discard(name)
+
 
 def assign_operation_ids(scenario: Scenario) -> Scenario:
     """Give every operation without an id a deterministic one (`operation-<index>`)."""
@@ -54,26 +85,23 @@ def assign_operation_ids(scenario: Scenario) -> Scenario:
     return attrs.evolve(scenario, spec=attrs.evolve(scenario.spec, operations=ops))
 
 
-def parse_patch(text: str, patch_type: str) -> Any:
-    """Parse a patch body (JSON or YAML) and check its shape for the patch type; a key
-    written twice is an error (DuplicateKeys, a ValueError naming its path in the body)."""
+def parse_patch(text: str, patch_type: str, target: TypeMeta | None = None) -> Any:
+    """Parse a patch body (JSON or YAML) and check its shape for the patch type (and, given
+    the target's TypeMeta, that it keeps the target's kind); ValueError says what is wrong.
+    A key written twice is an error (DuplicateKeys, a ValueError naming its path in the body)."""
     try:
         body = load_json(text)
     except (DuplicateKeys, InputLimitError):
         raise
     except ValueError:
         try:
-            body = load_yaml(text)
+            body = load_yaml(text, SafeLoader)
+        except (DuplicateKeys, InputLimitError):
+            raise
         except yaml.YAMLError as exc:
             raise ValueError(f"not valid JSON or YAML: {exc}") from None
-    kind = PATCH_TYPES[patch_type]
-    if kind == "json":
-        if not isinstance(body, list) or not all(
-            isinstance(o, dict) and "op" in o and "path" in o for o in body
-        ):
-            raise ValueError("a JSON patch must be a list of operations with 'op' and 'path'")
-    elif not isinstance(body, dict):
-        raise ValueError(f"a {kind} merge patch must be a mapping")
+    check_patch_shape(body, PATCH_TYPES[patch_type], target.api_version if target else "",
+                      target.kind if target else "")
     return body
 
 
@@ -103,8 +131,13 @@ def validate_scenario(
     controllers: Collection[str] | None = None,
     allow_unknown_targets: bool = False,
     file: str | None = None,
+    builtin: BuiltinLookup | None = None,
 ) -> list[Problem]:
-    """Return every problem of one scenario (empty when it can run)."""
+    """Return every problem of one scenario (empty when it can run).
+
+    `builtin` tells kinds compiled into the API server from custom resources (strategic
+    merge patch works only for the former); without it, that is checked at run time.
+    """
     problems: list[Problem] = []
 
     def bad(path: str, message: str) -> None:
@@ -119,24 +152,25 @@ def validate_scenario(
 
     _check_controllers(scenario, controllers, bad)
 
-    extra_scope: dict[tuple[str, str], bool] = {}
+    known = _Known()
 
     def namespaced(api_version: str, kind: str) -> bool | None:
-        if (api_version, kind) in extra_scope:
-            return extra_scope[(api_version, kind)]
+        if (api_version, kind) in known.scope:
+            return known.scope[(api_version, kind)]
         return scope(api_version, kind) if scope else True
 
-    existing: set[tuple[str, str, str, str]] = set()
-    seen_ids: dict[str, int] = {}
+    def is_builtin(api_version: str, kind: str) -> bool:
+        if builtin is None:
+            return True  # unknown without a lookup: left to the run
+        return (api_version, kind) not in known.scope and builtin(api_version, kind)
+
+    _check_ids(scenario.spec.operations, bad)
     done_steps: list[tuple[int, int]] = []
+    # operations run step by step, and in list order within a step (a stable sort)
     order = sorted(range(len(scenario.spec.operations)), key=lambda i: scenario.spec.operations[i].step)
     for i in order:
         op = scenario.spec.operations[i]
         path = f"spec.operations[{i}]"
-        if op.id is not None:
-            if op.id in seen_ids:
-                bad(f"{path}.id", f"duplicate id {op.id!r} (also spec.operations[{seen_ids[op.id]}])")
-            seen_ids.setdefault(op.id, i)
         if op.step < 0:
             bad(f"{path}.step", f"must be 0 or greater, got {op.step}")
         elif op.step > MAX_STEP:
@@ -153,7 +187,7 @@ def validate_scenario(
         if op.done_operation is not None:
             done_steps.append((op.step, i))
             continue
-        _check_operation(op, path, namespaced, existing, extra_scope, allow_unknown_targets, bad)
+        _check_operation(op, path, namespaced, is_builtin, known, allow_unknown_targets, bad)
 
     if len(done_steps) > 1:
         bad(f"spec.operations[{done_steps[1][1]}]", "only one doneOperation is allowed")
@@ -166,6 +200,22 @@ def validate_scenario(
                     f"step {op.step} comes after the doneOperation at step {done_step} and would never run",
                 )
     return problems
+
+
+def _check_ids(operations: list[ScenarioOperation], bad: Callable[[str, str], None]) -> None:
+    """Ids are unique, counting the `operation-<index>` ids that operations without one get."""
+    generated = {f"operation-{i}": i for i, op in enumerate(operations) if op.id is None}
+    seen: dict[str, int] = {}
+    for i, op in enumerate(operations):
+        if op.id is None:
+            continue
+        path = f"spec.operations[{i}].id"
+        if op.id in seen:
+            bad(path, f'duplicate id "{op.id}" (also spec.operations[{seen[op.id]}])')
+        elif op.id in generated and generated[op.id] != i:
+            bad(path, f'duplicate id "{op.id}": spec.operations[{generated[op.id]}] has no id and is '
+                      "given this one (operation-<index>); choose another id")
+        seen.setdefault(op.id, i)
 
 
 def _check_controllers(
@@ -197,11 +247,12 @@ def _check_operation(
     op: ScenarioOperation,
     path: str,
     namespaced: Callable[[str, str], bool | None],
-    existing: set[tuple[str, str, str, str]],
-    extra_scope: dict[tuple[str, str], bool],
+    is_builtin: BuiltinLookup,
+    known: _Known,
     allow_unknown_targets: bool,
     bad: Callable[[str, str], None],
 ) -> None:
+    existing = known.objects
     create_options = op.create_operation.create_options if op.create_operation else None
     patch_options = op.patch_operation.patch_options if op.patch_operation else None
     for field, options in (("createOperation.createOptions", create_options),
@@ -229,11 +280,17 @@ def _check_operation(
         if ns is None:
             bad(f"{opath}.kind", f'no matches for kind "{kind}" in version "{api_version}"')
             return
+        if api_version == "v1" and kind == "Pod" and not allow_unknown_targets:
+            _check_priority_class(obj, opath, known, bad)
+        options = op.create_operation.create_options
+        if options is not None and "All" in (options.dry_run or []):
+            return  # a dry run creates nothing
         if kind == "CustomResourceDefinition":
-            extra_scope.update(_crd_scope(obj))
+            known.scope.update(_crd_scope(obj))
         if meta.get("name"):
             namespace = (meta.get("namespace") or "default") if ns else ""
             existing.add((api_version, kind, namespace, meta["name"]))
+        known.track_priority_class(api_version, kind, meta.get("name") or None, created=True)
         return
     target = op.patch_operation or op.delete_operation
     assert target is not None
@@ -257,11 +314,19 @@ def _check_operation(
                 + ", ".join(k for k in PATCH_TYPES if "/" in k)
                 + ")",
             )
+        elif PATCH_TYPES[p.patch_type] == "strategic" and not is_builtin(api_version, kind):
+            bad(f"{tpath}.patchType", unsupported_patch_message(STRATEGIC_MERGE_PATCH, builtin=False))
         else:
             try:
-                parse_patch(p.patch, p.patch_type)
+                body = parse_patch(p.patch, p.patch_type, p.type_meta)
             except ValueError as exc:
                 bad(f"{tpath}.patch", str(exc))
+            else:
+                for name, value in type_meta_changes(body, PATCH_TYPES[p.patch_type]):
+                    if name == "apiVersion" and value != api_version and (
+                        not isinstance(value, str) or namespaced(value, kind) is None
+                    ):
+                        bad(f"{tpath}.patch", api_version_change_message(value, kind))
     elif op.delete_operation is not None and op.delete_operation.delete_options is not None:
         opts = op.delete_operation.delete_options
         if opts.propagation_policy is not None and opts.propagation_policy not in PROPAGATION_POLICIES:
@@ -279,4 +344,26 @@ def _check_operation(
             "(if a controller creates it, run with --allow-unknown-targets)",
         )
     if op.delete_operation is not None:
+        delete_options = op.delete_operation.delete_options
+        if delete_options is not None and "All" in (delete_options.dry_run or []):
+            return  # a dry run deletes nothing
         existing.discard(key)
+        known.track_priority_class(api_version, kind, target.object_meta.name, created=False)
+
+
+def _check_priority_class(
+    pod: dict[str, Any], path: str, known: _Known, bad: Callable[[str, str], None]
+) -> None:
+    """A pod naming a PriorityClass that no earlier operation creates (nor a system class) is
+    refused by the Priority admission plugin (plugin/pkg/admission/priority/admission.go)."""
+    spec = pod.get("spec")
+    name = spec.get("priorityClassName") if isinstance(spec, dict) else None
+    if not isinstance(name, str) or not name or name in SYSTEM_PRIORITY_CLASSES:
+        return
+    if known.unnamed_priority_classes or name in known.priority_classes:
+        return
+    meta = pod.get("metadata") or {}
+    pod_name = meta.get("name") or meta.get("generateName") or ""
+    bad(f"{path}.spec.priorityClassName",
+        f'pods "{pod_name}" is forbidden: no PriorityClass with name {name} was found '
+        "(no earlier operation creates it; if a controller does, run with --allow-unknown-targets)")

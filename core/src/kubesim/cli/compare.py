@@ -32,7 +32,7 @@ from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
 from kubesim.cli.report import EXIT_FAILED, EXIT_INVALID, fail, invalid
-from kubesim.cli.validate import load_and_validate
+from kubesim.cli.validate import check_step_times, load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
 from kubesim.controllers.settle import MAX_OBJECTS, SettleLimits
 from kubesim.errors import InvalidInput
@@ -198,6 +198,10 @@ def _run_both(files: Sequence[str], hooks: Hooks, paired: dict[str, tuple[click.
         if scenario is not None:
             scenarios = [s for s in scenarios if s.name == scenario]
         picked = _pick(files[0], scenarios, scenario)
+        try:
+            check_step_times(options, [picked])
+        except InvalidInput as exc:
+            invalid(exc)
         [result] = Simulator(hooks, options).run([picked])
         if result.status.phase == ScenarioPhase.FAILED:
             click.echo(f"error: run {'AB'[side]} failed: {result.status.message}", err=True)

@@ -27,11 +27,11 @@ from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
 from kubesim.cli.report import report_command
-from kubesim.cli.validate import load_and_validate
+from kubesim.cli.validate import check_step_times, load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
 from kubesim.controllers.settle import MAX_OBJECTS, SettleLimits
 from kubesim.errors import InvalidInput
-from kubesim.interrupts import exit_code, signal_name
+from kubesim.interrupts import exit_code, received, signal_name
 from kubesim.plugins import Hooks, PluginError, load_plugins
 from kubesim.scenario import UPDATE_STRATEGIES, EngineOptions, ScenarioRun, Simulator
 from kubesim.scenario import gate as builtin_gate
@@ -41,7 +41,6 @@ __all__ = ["build_cli", "main"]
 
 EXIT_FAILED = 1
 EXIT_INVALID = 2
-EXIT_INTERRUPTED = 130
 
 _stderr = Console(stderr=True)
 
@@ -149,6 +148,7 @@ def build_cli(hooks: Hooks) -> click.Group:
                                     allow_unknown_targets=allow_unknown_targets,
                                     settle_limits=SettleLimits(max_objects=max_objects),
                                     plugin_options=plugin_options)
+            check_step_times(options, scenarios)
         except InvalidInput as exc:
             _fail_invalid(exc)
         _check_outputs(**{"--output": output, "--export-cluster": export_cluster})
@@ -248,9 +248,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt as exc:
         click.echo(f"error: interrupted ({signal_name(exc)})", err=True)
         sys.exit(exit_code(exc))
-    except click.exceptions.Abort:  # click turns SIGINT during a prompt into Abort
-        click.echo("error: interrupted (SIGINT)", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+    except click.exceptions.Abort:  # click turns an interrupt in its own code into Abort
+        interrupt = received() or KeyboardInterrupt()
+        click.echo(f"error: interrupted ({signal_name(interrupt)})", err=True)
+        sys.exit(exit_code(interrupt))
     except click.exceptions.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)

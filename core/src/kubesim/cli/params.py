@@ -8,23 +8,25 @@ from typing import Any
 
 import click
 
+from kubesim.k8s.duration import parse_go_duration, to_timedelta
+
 __all__ = ["DURATION", "TIME", "parse_duration"]
 
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
-_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?", re.ASCII)
+"""Go's time.RFC3339 layout (the zone is checked separately for a clearer message)."""
 
 
 def parse_duration(text: str) -> timedelta:
-    """Parse a Go-style duration such as "10s", "1m30s" or "2h"."""
-    pos, total = 0, 0.0
-    for m in _DURATION.finditer(text):
-        if m.start() != pos:
-            break
-        total += float(m.group(1)) * _UNITS[m.group(2)]
-        pos = m.end()
-    if pos != len(text) or not text:
-        raise ValueError(f"{text!r} is not a duration (expected e.g. 10s, 1m30s, 2h)")
-    return timedelta(seconds=total)
+    """Parse a positive Go duration such as "10s", "1m30s" or "2h" (Go's syntax and int64 bound)."""
+    try:
+        ns = parse_go_duration(text)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (expected e.g. 10s, 1m30s, 2h; at most 2562047h)") from None
+    if ns <= 0:
+        raise ValueError(f"{text!r} must be greater than 0 (e.g. 10s, 1m30s, 2h)")
+    if ns < 1000:
+        raise ValueError(f"{text!r} is shorter than 1us, the finest step kubesim's clock has")
+    return to_timedelta(ns)
 
 
 class _Duration(click.ParamType):  # type: ignore[type-arg,unused-ignore]
@@ -45,8 +47,11 @@ class _Time(click.ParamType):  # type: ignore[type-arg,unused-ignore]
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> datetime:
         if isinstance(value, datetime):
             return value
+        text = str(value)
         try:
-            t = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+            if not _RFC3339.fullmatch(text):
+                raise ValueError(text)
+            t = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
             self.fail(f"{value!r} is not an RFC 3339 time (expected e.g. 2025-01-01T00:00:00Z)", param, ctx)
         if t.tzinfo is None:

@@ -12,10 +12,12 @@ from kubesim.cluster import ResourceRegistry, check_new_object
 from kubesim.cluster.registry import CRD_TYPE
 from kubesim.errors import ApiError, InvalidInput, Problem
 from kubesim.k8s.decoding import delete_options_message, patch_decoding_message
+from kubesim.k8s.values import non_json_value
 from kubesim.plugins import Hooks
-from kubesim.scenario import SCENARIO_CRD
+from kubesim.scenario import SCENARIO_CRD, EngineOptions
+from kubesim.scenario.engine import check_last_step_time, scenario_object
 
-__all__ = ["load_and_validate"]
+__all__ = ["check_step_times", "load_and_validate"]
 
 
 def _request_problem(op: ScenarioOperation, registry: ResourceRegistry) -> tuple[str, str] | None:
@@ -58,6 +60,10 @@ def _object_problems(scenario: Scenario, hooks: Hooks, file: str) -> list[Proble
                 out.append(Problem(f"spec.operations[{i}].{found[0]}", found[1], file))
             continue
         obj = op.create_operation.object
+        bad_number = non_json_value(obj, f"spec.operations[{i}].createOperation.object")
+        if bad_number:
+            out.append(Problem("", bad_number, file))
+            continue
         try:
             options = op.create_operation.create_options
             message = check_new_object(registry, obj, (options and options.field_validation) or "Strict")
@@ -71,6 +77,13 @@ def _object_problems(scenario: Scenario, hooks: Hooks, file: str) -> list[Proble
             except ApiError as exc:
                 out.append(Problem(f"spec.operations[{i}].createOperation.object", exc.message, file))
     return out
+
+
+def _scenario_object_problems(scenario: Scenario, registry: ResourceRegistry, file: str) -> list[Problem]:
+    """The Scenario itself is an object the engine creates in the cluster: it must pass the API
+    server's checks (its name a DNS subdomain of at most 253 characters, its CRD's schema)."""
+    message = check_new_object(registry, scenario_object(scenario))
+    return [Problem("", message, file)] if message else []
 
 
 def _registry(hooks: Hooks) -> ResourceRegistry:
@@ -94,6 +107,12 @@ def load_and_validate(
         except ApiError:
             return None
 
+    def builtin(api_version: str, kind: str) -> bool:
+        try:
+            return registry.is_builtin(registry.lookup(api_version, kind))
+        except ApiError:
+            return True  # an unknown kind is reported on its own
+
     controllers = set(hooks.controllers()) | set(hooks.controller_waiters())
     scenarios: list[Scenario] = []
     problems: list[Problem] = []
@@ -107,10 +126,12 @@ def load_and_validate(
         for i, scenario in enumerate(loaded):
             where = f"{file} [document {i}]" if len(loaded) > 1 else file
             found = validate_scenario(scenario, scope=scope, controllers=controllers,
-                                      allow_unknown_targets=allow_unknown_targets, file=where)
+                                      allow_unknown_targets=allow_unknown_targets, file=where, builtin=builtin)
             problems.extend(found)
             if not found:
-                problems.extend(_object_problems(scenario, hooks, where))
+                # the Scenario object's schema repeats what the operations' checks say in detail
+                problems.extend(_object_problems(scenario, hooks, where)
+                                or _scenario_object_problems(scenario, registry, where))
             name = scenario.name
             if name and name in seen:
                 problems.append(Problem("metadata.name", f"duplicate scenario name {name!r} (also in {seen[name]})", where))
@@ -119,3 +140,11 @@ def load_and_validate(
     if problems:
         raise InvalidInput(problems)
     return scenarios
+
+
+def check_step_times(options: EngineOptions, scenarios: Sequence[Scenario]) -> None:
+    """Refuse scenarios whose last step would start after the latest representable time
+    (InvalidInput, exit 2), before anything runs."""
+    problems = [p for scenario in scenarios if (p := check_last_step_time(options, scenario))]
+    if problems:
+        raise InvalidInput(problems)

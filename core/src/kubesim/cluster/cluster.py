@@ -35,14 +35,14 @@ from kubesim.clock import Clock
 from kubesim.errors import ApiError, BadRequest
 from kubesim.k8s.decoding import delete_options_message
 from kubesim.k8s.selectors import FieldSelector, LabelSelector
-from kubesim.k8s.validation import invalid, invalid_error
+from kubesim.k8s.validation import FieldError, invalid, invalid_error
 
 from .admission import Admitter
 from .events import WatchHandler
 from .garbage_collection import POLICIES
 from .jsontree import copy_tree
 from .namespaces import DEFAULT_NAMESPACES
-from .patches import apply_patch, patch_kind
+from .patches import api_version_change_message, apply_patch, kind_change_message, patch_kind
 from .registry import ResourceRegistry, ResourceType
 from .strategic_tables import schema_for
 from .writes import GenericStore, checked_metadata
@@ -218,10 +218,31 @@ class Cluster:
                     f"the namespace of the object ({meta.get('namespace', '')}) does not match the "
                     f"namespace on the request ({key[0]})"
                 )
-            _check_type_unchanged(self.registry, rt, new, key[1])
+            self._check_patched_identity(rt, old, new)
             new["apiVersion"], new["kind"] = old["apiVersion"], old["kind"]
             updated = self._writes.update(rt, key, new, actor, subresource, field_validation)
         return copy_tree(updated)
+
+    def _check_patched_identity(self, rt: ResourceType, old: dict[str, Any], new: dict[str, Any]) -> None:
+        """A patch may not change the object's kind, move it to a version that does not serve
+        its kind, nor change its uid (never dropped silently: Invalid, as upstream's decoding
+        in handlers/patch.go and ValidateObjectMetaUpdate refuse them)."""
+        errors: list[FieldError | str] = []
+        kind, api_version = new.get("kind"), new.get("apiVersion")
+        if kind is not None and kind != old["kind"]:
+            errors.append(kind_change_message(kind, old["kind"]))
+        elif api_version is not None and api_version != old["apiVersion"]:
+            try:
+                served = isinstance(api_version, str) and self.registry.lookup(api_version, old["kind"]) is rt
+            except ApiError:
+                served = False
+            if not served:
+                errors.append(api_version_change_message(api_version, old["kind"]))
+        uid = new["metadata"].get("uid")
+        if uid and uid != old["metadata"].get("uid"):
+            errors.append(invalid("metadata.uid", uid, "field is immutable"))
+        if errors:
+            raise invalid_error(rt.group_kind, old["metadata"]["name"], errors)
 
     def delete(
         self,
@@ -306,20 +327,6 @@ def _check_field_validation(options: str, value: str) -> None:
     """ValidateFieldValidation (apimachinery meta/v1/validation): Ignore, Strict or Warn."""
     if value not in FIELD_VALIDATIONS:
         raise invalid_error(f"{options}.meta.k8s.io", "", [field_validation_error(value)])
-
-
-def _check_type_unchanged(registry: ResourceRegistry, rt: ResourceType, new: dict[str, Any], name: str) -> None:
-    """A patch may not turn the object into another kind (an apiVersion of the same kind is fine).
-
-    Upstream fails to decode such a patched object into the stored type; kubesim names the field.
-    """
-    try:
-        same = registry.lookup(str(new.get("apiVersion", "")), str(new.get("kind", ""))) is rt
-    except ApiError:
-        same = False
-    if not same:
-        field = "kind" if new.get("kind") != rt.kind else "apiVersion"
-        raise invalid_error(rt.group_kind, name, [invalid(field, new.get(field), "field is immutable")])
 
 
 def _name(meta: dict[str, Any]) -> str:

@@ -42,16 +42,6 @@ def _copy(value: Any) -> Any:
     return value
 
 
-class _Loader(SafeLoader):
-    """YAML 1.1 safe loader that keeps timestamps as strings, as JSON decoding would."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
 def load_document(text: str | bytes) -> Any:
     """Parse a JSON or YAML document (JSON first: it is the fast, common case).
 
@@ -69,7 +59,7 @@ def load_document(text: str | bytes) -> Any:
     except ValueError:
         pass
     try:
-        return load_yaml(text, _Loader)
+        return load_yaml(text, SafeLoader)
     except (DuplicateKeys, InputLimitError) as exc:
         raise BadRequest(f"invalid document: {exc}") from None
     except yaml.YAMLError as exc:

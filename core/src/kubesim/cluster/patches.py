@@ -14,6 +14,7 @@ from typing import Any
 import jsonpatch
 
 from kubesim.errors import ApiError, BadRequest, Invalid
+from kubesim.k8s.values import show_value
 
 from .jsontree import copy_tree, load_document
 from .strategic import PatchSchema, strategic_merge_patch
@@ -21,18 +22,21 @@ from .strategic import PatchSchema, strategic_merge_patch
 __all__ = [
     "JSON_PATCH",
     "MERGE_PATCH",
+    "SMP_ON_CUSTOM_RESOURCE",
     "STRATEGIC_MERGE_PATCH",
     "UnsupportedMediaType",
+    "api_version_change_message",
     "apply_patch",
+    "kind_change_message",
     "merge_patch",
     "patch_kind",
+    "unsupported_patch_message",
 ]
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 _SHORT_NAMES = {"json": JSON_PATCH, "merge": MERGE_PATCH, "strategic": STRATEGIC_MERGE_PATCH}
-_APPLY_PATCH = "application/apply-patch+yaml"  # named in messages only: server-side apply is not modelled
 
 
 class UnsupportedMediaType(ApiError):
@@ -43,15 +47,45 @@ class UnsupportedMediaType(ApiError):
 
 
 def patch_kind(patch_type: str, builtin: bool) -> str:
-    """The content type for `patch_type` (short names accepted); 415 when not supported here."""
+    """The content type for `patch_type` (short names accepted); 415 when not supported here.
+
+    Upstream's message (patch.go) also lists application/apply-patch+yaml; server-side apply
+    is not modelled, so only what kubesim accepts is listed, and strategic merge patch on a
+    custom resource says what to use instead.
+    """
     content_type = _SHORT_NAMES.get(patch_type, patch_type)
-    accepted = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH) if builtin else (JSON_PATCH, MERGE_PATCH)
-    if content_type not in accepted:
-        raise UnsupportedMediaType(
-            "the body of the request was in an unknown format - accepted media types include: "
-            + ", ".join(accepted + (_APPLY_PATCH,))
-        )
+    if content_type not in _accepted(builtin):
+        raise UnsupportedMediaType(unsupported_patch_message(content_type, builtin))
     return content_type
+
+
+def _accepted(builtin: bool) -> tuple[str, ...]:
+    return (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH) if builtin else (JSON_PATCH, MERGE_PATCH)
+
+
+def unsupported_patch_message(content_type: str, builtin: bool) -> str:
+    """The 415 message for a patch type the target (built in or not) does not take."""
+    message = "the body of the request was in an unknown format - accepted media types include: " + ", ".join(
+        _accepted(builtin)
+    )
+    if content_type == STRATEGIC_MERGE_PATCH:
+        message += f" ({SMP_ON_CUSTOM_RESOURCE})"
+    return message
+
+
+SMP_ON_CUSTOM_RESOURCE = (
+    "strategic merge patch is not supported for custom resources; use a merge patch or a JSON patch"
+)
+
+
+def kind_change_message(value: Any, kind: str) -> str:
+    """What the API server's decoding of a patched object of another kind amounts to."""
+    return f"kind: Invalid value: {show_value(value)}: a patch cannot change the kind of the object ({kind})"
+
+
+def api_version_change_message(value: Any, kind: str) -> str:
+    """Upstream's decoding error for a patched object whose apiVersion does not serve its kind."""
+    return f'apiVersion: Invalid value: {show_value(value)}: no kind "{kind}" is registered for version {show_value(value)}'
 
 
 def merge_patch(target: Any, patch: Any) -> Any:

@@ -21,6 +21,7 @@ from kubesim.errors import AlreadyExists, BadRequest, Conflict, NotFound
 from kubesim.k8s.conditions import update_pod_condition
 from kubesim.k8s.decoding import decode_error, metadata_decoding_message
 from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
+from kubesim.k8s.values import json_kind, show_value
 
 from . import priority, strategies
 from .admission import AdmissionChain, write_request

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .quantity import NANO, parse_nano
+from .quantity import NANO, QuantityError, parse_nano
+from .values import json_kind
 
 __all__ = [
     "DEFAULT_MEMORY_REQUEST",
@@ -43,11 +44,30 @@ NON_ZERO_DEFAULTS: Mapping[str, int] = {
 _POD_LEVEL = ("cpu", "memory")
 
 
-def resource_list(rl: Mapping[str, Any] | None) -> dict[str, int]:
-    """A ResourceList (name -> quantity) in nano-units; QuantityError on a bad quantity."""
+def resource_list(rl: Mapping[str, Any] | None, path: str = "") -> dict[str, int]:
+    """A ResourceList (name -> quantity) in nano-units; QuantityError on a bad quantity or a
+    value that is not an object, naming the field as `path[name]`."""
     if not rl:
         return {}
-    return {k: parse_nano(v) for k, v in rl.items()}
+    if not isinstance(rl, Mapping):
+        raise QuantityError(f"{path}: must be an object of resource names to quantities, not {json_kind(rl)}")
+    try:
+        return {k: parse_nano(v) for k, v in rl.items()}
+    except QuantityError:
+        for k, v in rl.items():  # the first bad one, named (off the hot path)
+            try:
+                parse_nano(v)
+            except QuantityError as exc:
+                raise QuantityError(f"{path}[{k}]: {exc}") from None
+        raise
+
+
+def _container_requests(c: Mapping[str, Any], path: str, i: int) -> dict[str, int]:
+    """A container's resources.requests; the error names spec.<path>[i].resources.requests."""
+    try:
+        return resource_list((c.get("resources") or {}).get("requests"))
+    except QuantityError as exc:
+        raise QuantityError(f"spec.{path}[{i}].resources.requests{exc}") from None
 
 
 def _add(dst: dict[str, int], src: Mapping[str, int]) -> None:
@@ -119,8 +139,8 @@ def pod_requests(
             statuses[cs.get("name", "")] = cs
 
     reqs: dict[str, int] = {}
-    for c in spec.get("containers") or ():
-        creq = resource_list((c.get("resources") or {}).get("requests"))
+    for i, c in enumerate(spec.get("containers") or ()):
+        creq = _container_requests(c, "containers", i)
         if use_status:
             cs = statuses.get(c.get("name", ""))
             if cs is not None and cs.get("resources") is not None:
@@ -131,8 +151,8 @@ def pod_requests(
 
     restartable: dict[str, int] = {}
     init_max: dict[str, int] = {}
-    for c in spec.get("initContainers") or ():
-        creq = resource_list((c.get("resources") or {}).get("requests"))
+    for i, c in enumerate(spec.get("initContainers") or ()):
+        creq = _container_requests(c, "initContainers", i)
         sidecar = c.get("restartPolicy") == "Always"
         if use_status and sidecar:
             cs = statuses.get(c.get("name", ""))
@@ -156,7 +176,7 @@ def pod_requests(
                 reqs[k] = parse_nano(v)
 
     if not exclude_overhead and spec.get("overhead"):
-        _add(reqs, resource_list(spec["overhead"]))
+        _add(reqs, resource_list(spec["overhead"], "spec.overhead"))
     return reqs
 
 

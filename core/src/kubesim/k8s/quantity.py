@@ -16,6 +16,8 @@ import re
 from decimal import Decimal
 from functools import lru_cache
 
+from kubesim.k8s.values import show_value
+
 __all__ = [
     "BINARY_SI",
     "DECIMAL_EXPONENT",
@@ -128,9 +130,9 @@ def _text_of(q: object) -> str:
     if isinstance(q, str):
         return q.strip()
     if isinstance(q, bool) or not isinstance(q, (int, float, Decimal)):
-        raise QuantityError(f"invalid quantity {q!r}: expected a string or a number")
+        raise QuantityError(f"invalid quantity {show_value(q)}: expected a string or a number")
     if isinstance(q, float) and not (q == q and abs(q) != float("inf")):
-        raise QuantityError(f"invalid quantity {q!r}: not a finite number")
+        raise QuantityError(f"invalid quantity {show_value(q)}: not a finite number")
     return str(q)
 
 
@@ -142,7 +144,7 @@ def parse(q: object) -> tuple[int, str]:
     """
     if type(q) is int:
         if abs(q) >= MAX_MAGNITUDE:
-            raise QuantityError(f"invalid quantity {q!r}: too large (kubesim accepts magnitudes below 1e30)")
+            raise QuantityError(f"invalid quantity {show_value(q)}: too large (kubesim accepts magnitudes below 1e30)")
         return q * NANO, DECIMAL_SI
     return _parse_text(_text_of(q))
 

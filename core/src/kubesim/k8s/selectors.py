@@ -19,6 +19,7 @@ import attrs
 from kubesim.errors import BadRequest
 
 from .validation import FieldError, aggregate, invalid, is_label_value, is_qualified_name
+from .values import show_value
 
 __all__ = [
     "DOES_NOT_EXIST",
@@ -295,7 +296,7 @@ def _go_quote(value: Any) -> str:
 
 def _label_string(value: Any) -> str:
     if not isinstance(value, str):
-        raise SelectorError(f"label selector values must be strings, not {value!r}")
+        raise SelectorError(f"label selector values must be strings, not {show_value(value)}")
     return value
 
 

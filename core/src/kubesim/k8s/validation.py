@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 from kubesim.errors import Invalid
+from kubesim.k8s.values import show_value
 
 __all__ = [
     "FieldError",
@@ -87,7 +88,7 @@ def _max_len(n: int, unit: str = "characters") -> str:
 
 def is_dns1123_label(value: str) -> list[str]:
     """Problems with `value` as an RFC 1123 label (namespace names, container names)."""
-    errs = [_max_len(63)] if len(value.encode()) > 63 else []
+    errs = [_max_len(63)] if len(value.encode("utf-8", "surrogatepass")) > 63 else []
     if not _dns1123_label(value):
         if _dns1123_subdomain(value):
             errs.append("must not contain dots")
@@ -98,7 +99,7 @@ def is_dns1123_label(value: str) -> list[str]:
 
 def is_dns1123_subdomain(value: str, unit: str = "characters") -> list[str]:
     """Problems with `value` as an RFC 1123 subdomain (most object names)."""
-    errs = [_max_len(253, unit)] if len(value.encode()) > 253 else []
+    errs = [_max_len(253, unit)] if len(value.encode("utf-8", "surrogatepass")) > 253 else []
     if not _dns1123_subdomain(value):
         errs.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
     return errs
@@ -106,7 +107,7 @@ def is_dns1123_subdomain(value: str, unit: str = "characters") -> list[str]:
 
 def is_dns1035_label(value: str) -> list[str]:
     """Problems with `value` as a DNS-1035 label (service names)."""
-    errs = [_max_len(63)] if len(value.encode()) > 63 else []
+    errs = [_max_len(63)] if len(value.encode("utf-8", "surrogatepass")) > 63 else []
     if not _dns1035_label(value):
         errs.append(_regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
     return errs
@@ -139,7 +140,7 @@ def is_qualified_name(value: str) -> list[str]:
         ]
     if not name:
         errs.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
+    elif len(name.encode("utf-8", "surrogatepass")) > 63:
         errs.append("name part " + _max_len(63, "bytes"))
     if not _label_key(name):
         errs.append(
@@ -150,7 +151,7 @@ def is_qualified_name(value: str) -> list[str]:
 
 def is_label_value(value: str) -> list[str]:
     """Problems with `value` as a label value."""
-    errs = [_max_len(63, "bytes")] if len(value.encode()) > 63 else []
+    errs = [_max_len(63, "bytes")] if len(value.encode("utf-8", "surrogatepass")) > 63 else []
     if not _label_value(value):
         errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return errs
@@ -168,20 +169,10 @@ class FieldError:
     def __str__(self) -> str:
         body = self.type
         if self.value is not _OMIT:
-            body += ": " + _show(self.value)
+            body += ": " + show_value(self.value)
         if self.detail:
             body += ": " + self.detail
         return f"{self.field}: {body}"
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def required(path: str, detail: str = "") -> FieldError:

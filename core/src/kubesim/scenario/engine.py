@@ -59,7 +59,10 @@ __all__ = [
     "ScenarioFailed",
     "ScenarioRun",
     "Simulator",
+    "check_last_step_time",
+    "scenario_object",
     "simulator_version",
+    "step_after_max_time",
 ]
 
 log = structlog.get_logger()
@@ -103,6 +106,34 @@ class EngineOptions:
                 Problem("UPDATE_SCENARIO_RESULTS_STRATEGY",
                          f"expected one of {', '.join(UPDATE_STRATEGIES)}, got {self.update_strategy!r}")
             ])
+
+
+def scenario_object(scenario: Scenario) -> dict[str, Any]:
+    """The Scenario as the engine creates it in the cluster (without its result)."""
+    obj: dict[str, Any] = unstructure(scenario)
+    obj["status"].pop("scenarioResult", None)
+    return obj
+
+
+def step_after_max_time(major: int) -> str:
+    """The message for a MajorStep whose start time Python's datetime cannot hold."""
+    return (f"step {major} would start after 9999-12-31T23:59:59Z, the latest time kubesim can "
+            "represent (see --step-duration)")
+
+
+def check_last_step_time(options: EngineOptions, scenario: Scenario) -> Problem | None:
+    """step_after_max_time for the scenario's last operation, when its step overflows; known
+    before the run (controllers may still move the clock further at run time)."""
+    ops = scenario.spec.operations
+    if not ops:
+        return None
+    last = max(range(len(ops)), key=lambda i: ops[i].step)
+    try:
+        options.start_time + options.step_duration * ops[last].step
+    except OverflowError:
+        return Problem(f"spec.operations[{last}].step", step_after_max_time(ops[last].step),
+                       f"scenario {scenario.name}")
+    return None
 
 
 class ScenarioFailed(Exception):
@@ -223,9 +254,7 @@ class ScenarioRun:
                 self.external_waiters[name] = waiters[name]
 
     def _scenario_object(self) -> dict[str, Any]:
-        obj: dict[str, Any] = unstructure(self.scenario)
-        obj["status"].pop("scenarioResult", None)
-        return obj
+        return scenario_object(self.scenario)
 
     # --- the step machine ---------------------------------------------------
 
@@ -240,8 +269,7 @@ class ScenarioRun:
                     try:
                         self.clock.advance(self.options.step_duration * (major - self._clock_step))
                     except OverflowError:
-                        raise ScenarioFailed(f"step {major} would start after 9999-12-31T23:59:59Z, the latest "
-                                             "time kubesim can represent (see --step-duration)") from None
+                        raise ScenarioFailed(step_after_max_time(major)) from None
                     self._clock_step = major
                 ops = self._operations()
                 self.scenario.status.step_status.step = ScenarioStep(major, 0)
@@ -406,7 +434,7 @@ class ScenarioRun:
                 p = op.patch_operation
                 if p.patch_options and "All" in (p.patch_options.dry_run or []):
                     return
-                body = parse_patch(p.patch, p.patch_type)
+                body = parse_patch(p.patch, p.patch_type, p.type_meta)
                 result = self.cluster.patch(
                     p.type_meta.api_version, p.type_meta.kind, p.object_meta.name, body,
                     PATCH_TYPES[p.patch_type], namespace=p.object_meta.namespace, actor="scenario",

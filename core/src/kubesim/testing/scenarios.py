@@ -116,19 +116,14 @@ def scenario(
         if step < 0:
             raise ValueError(f"scenario {name!r}: step {step} is negative")
         operations.extend({**dict(op), "step": step} for op in steps[step])
-    controllers: Obj = {}
-    sim = _controller_set(simulation_controllers)
-    if sim is not None:
-        controllers["simulationControllers"] = sim
+    controllers: Obj = {"simulationControllers": _controller_set(simulation_controllers) or {"enabled": []}}
     pre = _controller_set(pre_simulation_controllers)
     if pre is not None or disabled_pre_simulation_controllers:
         pre = pre or {}
         if disabled_pre_simulation_controllers:
             pre["disabled"] = [{"name": n} for n in disabled_pre_simulation_controllers]
         controllers["preSimulationControllers"] = pre
-    spec: Obj = {"operations": operations}
-    if controllers:
-        spec["controllers"] = controllers
+    spec: Obj = {"operations": operations, "controllers": controllers}  # required (KEP-140)
     return {"apiVersion": API_VERSION, "kind": KIND, "metadata": {"name": name}, "spec": spec}
 
 

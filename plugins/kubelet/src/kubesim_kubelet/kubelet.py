@@ -10,6 +10,7 @@ waited for with `queue.add_after`, so they happen in the first step whose time r
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from datetime import timedelta
 from typing import Any, cast
 
 from kubesim import ReconcileController, Runtime
@@ -36,6 +37,10 @@ __all__ = ["KubeletController"]
 
 NODE, POD = "Node", "Pod"
 Key = tuple[str, str, str]
+
+
+_AN_INSTANT = timedelta(microseconds=1)
+"""The smallest step of the simulated clock: a pod whose phases all last 0 s ends after it."""
 
 
 class KubeletController(ReconcileController):
@@ -160,15 +165,16 @@ class KubeletController(ReconcileController):
             return
         start = parse_time(pod["status"]["startTime"])
         elapsed = now - start
-        if elapsed >= spec.duration:
+        if spec.finished(elapsed):
             pod["status"] = succeeded_status(pod, format_time(start + spec.duration))
             pod = self.client.update_status(pod)
             self._set_usage(pod, usage_annotation(spec, None))
             return
         self._set_usage(pod, usage_annotation(spec, spec.phase_index(elapsed)))
         boundary = spec.next_boundary(elapsed)
-        if boundary is not None:
-            self.queue.add_after((POD, namespace, name), start + boundary)
+        if boundary is None:  # every phase lasts 0 s: it finishes once time has passed
+            boundary = _AN_INSTANT
+        self.queue.add_after((POD, namespace, name), start + boundary)
 
     def _pod_ip(self, namespace: str, name: str) -> str:
         ip = self._assigned_pod_ips.get((namespace, name))

@@ -216,7 +216,7 @@ def pod_settled(pod: Mapping[str, Any], node: Mapping[str, Any] | None, now: dat
     if not start:
         return False
     elapsed = now - parse_time(start)
-    if elapsed >= spec.duration:
+    if spec.finished(elapsed):
         return False
     wanted = usage_annotation(spec, spec.phase_index(elapsed))
     return (meta.get("annotations") or {}).get(USAGE_ANNOTATION) == wanted

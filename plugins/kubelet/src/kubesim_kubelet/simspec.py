@@ -92,6 +92,16 @@ class SimSpec:
                 return i
         return None
 
+    def finished(self, elapsed: timedelta) -> bool:
+        """Whether the pod has run all its phases `elapsed` after its start.
+
+        A pod runs for at least one instant: one whose phases all last 0 s finishes at the next
+        step, not when it starts, as k8s-cluster-simulator's node sees a pod's executed seconds
+        reach its total only at its next tick. (Finishing at once would let a ReplicaSet replace
+        it within the same instant forever.)
+        """
+        return elapsed >= self.duration and elapsed > timedelta(0)
+
     def next_boundary(self, elapsed: timedelta) -> timedelta | None:
         """The next phase boundary strictly after `elapsed` (None when none is left)."""
         end = timedelta(0)

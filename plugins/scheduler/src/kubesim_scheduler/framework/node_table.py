@@ -266,7 +266,7 @@ class NodeTable:
         self.valid[row] = True
         spec = node.get("spec") or {}
         status = node.get("status") or {}
-        alloc = resource_from_list(resource_list(status.get("allocatable")))
+        alloc = resource_from_list(resource_list(status.get("allocatable"), "status.allocatable"))
         self.alloc_cpu[row] = alloc.milli_cpu
         self.alloc_mem[row] = alloc.memory
         self.alloc_eph[row] = alloc.ephemeral_storage

@@ -222,12 +222,12 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
 
     def _after_node_change(self, pod: Mapping[str, Any], old: Any, new: Any) -> QueueingHint:
         req = max_resource_from_list(pod_requests(pod))
-        new_alloc = resource_from_list(resource_list((new.get("status") or {}).get("allocatable")))
+        new_alloc = resource_from_list(resource_list((new.get("status") or {}).get("allocatable"), "status.allocatable"))
         if fits_request(req, new_alloc, Resource(), 0):
             return QueueingHint.QUEUE_SKIP
         if old is None:
             return QueueingHint.QUEUE
-        old_alloc = resource_from_list(resource_list((old.get("status") or {}).get("allocatable")))
+        old_alloc = resource_from_list(resource_list((old.get("status") or {}).get("allocatable"), "status.allocatable"))
         if new_alloc.allowed_pod_number > old_alloc.allowed_pod_number:
             return QueueingHint.QUEUE
         if req.is_zero():
