@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from kubesim.errors import InvalidInput
+from kubesim.k8s.duration import format_duration, parse_duration
 from kubesim_scheduler.config import (
     API_VERSION,
     KIND,
@@ -22,7 +23,6 @@ from kubesim_scheduler.config import (
     loads_config,
     to_dict,
 )
-from kubesim_scheduler.config.durations import format_duration, parse_duration
 
 DATA = Path(__file__).parent / "data" / "config"
 

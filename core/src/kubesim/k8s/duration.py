@@ -1,8 +1,9 @@
-"""Go duration strings ("10s", "1m30s", "1.5h", "250ms") read as Go's time.ParseDuration does.
+"""Go duration strings ("10s", "1m30s", "1.5h", "250ms") as Go's time package reads and writes them.
 
-Upstream: Go's src/time/format.go ParseDuration, including its bound: a duration is an
-int64 of nanoseconds, so anything above 2562047h47m16.854775807s is
-`time: invalid duration "..."`, never a Python number without limit.
+Upstream: Go's src/time/format.go ParseDuration (with its bound: a duration is an int64 of
+nanoseconds, so anything above 2562047h47m16.854775807s is `time: invalid duration "..."`)
+and time.Duration.String. Used by the CLI's time flags and by configurations'
+metav1.Duration fields.
 """
 
 from __future__ import annotations
@@ -10,10 +11,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-__all__ = ["MAX_DURATION_NS", "parse_go_duration", "to_timedelta"]
-
-MAX_DURATION_NS = 2**63 - 1
-"""The largest Go time.Duration (about 292 years)."""
+__all__ = ["MAX_DURATION_NS", "format_duration", "parse_duration", "parse_go_duration", "to_timedelta"]
 
 _UNITS_NS = {
     "ns": 1,
@@ -25,19 +23,22 @@ _UNITS_NS = {
     "m": 60_000_000_000,
     "h": 3_600_000_000_000,
 }
-_PART = re.compile(r"(\d*)(?:\.(\d*))?([^\d.]*)")
-
-
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+_MAX_NS = 1 << 63  # Go's Duration is an int64 of nanoseconds
+MAX_DURATION_NS = _MAX_NS - 1
+"""The largest Go time.Duration (about 292 years)."""
 
 
 def parse_go_duration(text: str) -> int:
-    """Nanoseconds of a Go duration string; ValueError with Go's message when it is not one."""
+    """Nanoseconds of a Go duration string; ValueError with Go's message when it is not one.
+
+    A port of time.ParseDuration: ASCII digits only, and anything past Go's int64
+    nanoseconds (about 2562047h) is `time: invalid duration "..."`, as Go reports it.
+    """
     bad = ValueError(f"time: invalid duration {_quote(text)}")
-    rest, sign = text, 1
+    rest = text
+    neg = False
     if rest[:1] in ("-", "+"):
-        sign = -1 if rest[0] == "-" else 1
+        neg = rest[0] == "-"
         rest = rest[1:]
     if rest == "0":
         return 0
@@ -45,29 +46,100 @@ def parse_go_duration(text: str) -> int:
         raise bad
     total = 0
     while rest:
-        m = _PART.match(rest)
-        if m is None or m.end() == 0:
+        if not (rest[0] == "." or rest[0] in _DIGITS):
             raise bad
-        whole, frac, unit = m.group(1), m.group(2), m.group(3)
+        whole, rest = _leading(_DIGIT_RUN, rest)
+        if len(whole.lstrip("0")) > 19:
+            raise bad  # leadingInt overflows: more than int64 nanoseconds
+        frac = ""
+        if rest[:1] == ".":
+            frac, rest = _leading(_DIGIT_RUN, rest[1:])
         if not whole and not frac:
             raise bad
+        unit, rest = _leading(_UNIT_RUN, rest)
         if not unit:
             raise ValueError(f"time: missing unit in duration {_quote(text)}")
-        if unit not in _UNITS_NS:
+        scale = _UNITS_NS.get(unit)
+        if scale is None:
             raise ValueError(f"time: unknown unit {_quote(unit)} in duration {_quote(text)}")
-        if len(whole) > 20:  # more digits than an int64 holds: Go's leadingInt overflows
+        value = int(whole or "0")
+        if value > _MAX_NS // scale:
             raise bad
-        scale = _UNITS_NS[unit]
-        total += int(whole or "0") * scale
+        value *= scale
         if frac:
-            frac = frac[:20]  # Go stops reading fraction digits once they no longer change the value
-            total += int(frac) * scale // 10 ** len(frac)
-        if total > MAX_DURATION_NS + (sign < 0):
+            # leadingFraction keeps the digits that fit; 19 are more than nanoseconds need
+            digits = frac[:19]
+            value += int(digits) * scale // 10 ** len(digits)
+            if value > _MAX_NS:
+                raise bad
+        total += value
+        if total > _MAX_NS:
             raise bad
-        rest = rest[m.end():]
-    return sign * total
+    if not neg and total > _MAX_NS - 1:
+        raise bad
+    return -total if neg else total
+
+
+def parse_duration(text: str) -> float:
+    """parse_go_duration in seconds (metav1.Duration fields of configurations)."""
+    return parse_go_duration(text) / 1e9
 
 
 def to_timedelta(ns: int) -> timedelta:
     """The timedelta of a nanosecond count (microsecond precision, as Python keeps it)."""
     return timedelta(microseconds=ns // 1000)
+
+
+_DIGITS = frozenset("0123456789")
+_DIGIT_RUN = re.compile(r"[0-9]*")
+_UNIT_RUN = re.compile(r"[^0-9.]*")
+
+
+def _leading(run: re.Pattern[str], text: str) -> tuple[str, str]:
+    """The leading match of `run` in `text` and the rest."""
+    end = run.match(text).end()  # type: ignore[union-attr]  # `*` always matches
+    return text[:end], text[end:]
+
+
+def format_duration(seconds: float) -> str:
+    """Format seconds as Go's Duration.String does ("1m30s", "1.5s", "300ms", "0s")."""
+    ns = round(seconds * 1e9)
+    if ns == 0:
+        return "0s"
+    sign = "-" if ns < 0 else ""
+    u = abs(ns)
+    if u < 1_000_000_000:
+        for limit, prec, unit in ((1_000, 0, "ns"), (1_000_000, 3, "\u00b5s"), (10**9, 6, "ms")):
+            if u < limit:
+                return sign + _frac(u, prec) + unit
+    text = _frac(u, 9) + "s"
+    minutes = u // 1_000_000_000 // 60
+    secs_text = text
+    if minutes:
+        whole_secs = (u // 1_000_000_000) % 60
+        secs_text = _frac(whole_secs * 1_000_000_000 + u % 1_000_000_000, 9) + "s"
+        hours = minutes // 60
+        text = f"{minutes % 60}m{secs_text}"
+        if hours:
+            text = f"{hours}h{text}"
+    return sign + text
+
+
+def _frac(value: int, prec: int) -> str:
+    """value / 10**prec with trailing zeros (and a bare point) dropped."""
+    whole, frac = divmod(value, 10**prec)
+    digits = f"{frac:0{prec}d}".rstrip("0") if prec else ""
+    return f"{whole}.{digits}" if digits else str(whole)
+
+
+def _quote(text: str) -> str:
+    """Go's time.quote: `"` and `\\` escaped, control and non-ASCII bytes as \\xNN."""
+    out: list[str] = []
+    for ch in text:
+        if ch < " " or ch >= "\x80":
+            out.extend(f"\\x{b:02x}" for b in ch.encode("utf-8", "surrogatepass"))
+        elif ch in '"\\':
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'

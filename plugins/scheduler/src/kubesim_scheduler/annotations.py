@@ -25,9 +25,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubesim.input_limits import json_loads
+from kubesim.k8s.duration import format_duration
 
 from .attempt import PASSED, ScheduleAttempt
-from .config.durations import format_duration
 from .extender_types import binding_result_struct, filter_result_struct, preemption_result_struct
 
 __all__ = [

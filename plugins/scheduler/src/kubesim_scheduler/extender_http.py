@@ -29,7 +29,8 @@ import urllib.parse
 import urllib.request
 from typing import TYPE_CHECKING, Any, cast
 
-from .config.durations import format_duration
+from kubesim.k8s.duration import format_duration
+
 from .extender_limits import DEFAULT_EXTENDER_TIMEOUT, MAX_RESPONSE_BYTES, WaitBudget
 from .extender_types import ExtenderDecodeError, decode_body
 

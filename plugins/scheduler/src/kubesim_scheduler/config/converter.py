@@ -20,9 +20,9 @@ import attrs
 import cattrs
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+from kubesim.k8s.duration import format_duration, parse_duration
 
 from kubesim_scheduler.config import core_shapes
-from kubesim_scheduler.config.durations import format_duration, parse_duration
 from kubesim_scheduler.config.field_errors import join
 from kubesim_scheduler.config.field_kinds import DURATION, INT_BITS, INTERNAL, JSON_NAME
 from kubesim_scheduler.config.plugin_args import (

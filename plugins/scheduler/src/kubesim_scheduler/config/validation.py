@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kubesim.errors import Problem
+from kubesim.k8s.duration import format_duration
 
 from kubesim_scheduler.config.converter import unstructure
-from kubesim_scheduler.config.durations import format_duration
 from kubesim_scheduler.config.field_errors import duplicate, index, invalid, join, required
 from kubesim_scheduler.config.label_names import qualified_name_errors
 from kubesim_scheduler.config.plugin_args import ARGS_TYPES

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from kubesim.errors import Problem
+from kubesim.k8s.duration import format_duration
 
 from kubesim_scheduler.config import core_shapes
 from kubesim_scheduler.config.converter import FieldErrors, structure, unstructure
-from kubesim_scheduler.config.durations import format_duration
 from kubesim_scheduler.config.field_errors import (
     duplicate,
     forbidden,

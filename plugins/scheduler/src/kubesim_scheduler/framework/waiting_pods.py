@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..config.durations import format_duration
+from kubesim.k8s.duration import format_duration
+
 from .pod_info import pod_key
 from .status import Code, Status
 
