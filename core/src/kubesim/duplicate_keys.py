@@ -17,7 +17,15 @@ import attrs
 import yaml
 
 from kubesim.errors import Problem
-from kubesim.input_limits import MAX_DEPTH, SafeLoader, check_yaml_node, check_yaml_text, json_loads, may_hold_aliases
+from kubesim.input_limits import (
+    MAX_DEPTH,
+    SafeLoader,
+    check_yaml_node,
+    check_yaml_text,
+    json_loads,
+    may_hold_aliases,
+    valid_unicode,
+)
 
 __all__ = ["DuplicateKey", "DuplicateKeys", "load_json", "load_yaml", "yaml_duplicate_keys"]
 
@@ -107,7 +115,7 @@ def load_yaml(text: str, loader: type[yaml.SafeLoader] = SafeLoader, max_depth: 
         duplicates = yaml_duplicate_keys(node)
         if duplicates:
             raise DuplicateKeys(duplicates)
-        return parser.construct_document(node)
+        return valid_unicode(text, parser.construct_document(node))
     finally:
         parser.dispose()
 

@@ -41,6 +41,7 @@ __all__ = [
     "SafeLoader",
     "check_yaml_node",
     "check_yaml_text",
+    "valid_unicode",
     "composed_documents",
     "json_loads",
     "may_hold_aliases",
@@ -222,6 +223,35 @@ def _clip(literal: str) -> str:
     return literal if len(literal) <= 40 else f"{literal[:20]}...{literal[-10:]}"
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _fixed(value: str) -> str:
+    if _SURROGATE.search(value) is None:
+        return value
+    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _fix_tree(value: Any) -> Any:
+    if isinstance(value, str):
+        return _fixed(value)
+    if isinstance(value, dict):
+        return {_fix_tree(k): _fix_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fix_tree(v) for v in value]
+    return value
+
+
+def valid_unicode(text: str, data: Any) -> Any:
+    """`data` parsed from `text` with every lone UTF-16 surrogate ("\\ud864" escapes in JSON or
+    YAML) replaced by U+FFFD, as Go's decoders do: such a string cannot be written as UTF-8.
+    The tree is walked only when the text holds a surrogate escape."""
+    if _SURROGATE_ESCAPE.search(text) is None:
+        return data
+    return _fix_tree(data)
+
+
 def json_loads(text: str, object_pairs_hook: Callable[[list[tuple[str, Any]]], Any],
                max_depth: int = MAX_DEPTH) -> Any:
     """json.loads within the limits: at most `max_depth` levels, no NaN or Infinity (not JSON),
@@ -247,7 +277,7 @@ def json_loads(text: str, object_pairs_hook: Callable[[list[tuple[str, Any]]], A
         raise InputLimitError(_position(text, found.start(1)), _too_many_digits(_digits(found.group(1)))) from None
     if _json_depth(text, max_depth) > max_depth:
         raise _too_deep_at(text, max_depth)
-    return data
+    return valid_unicode(text, data)
 
 
 def _digits(literal: str) -> int:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 from kubesim.testing import KubesimRun, run_kubesim
 
 RunKubesim = Callable[..., KubesimRun]
@@ -209,3 +210,26 @@ def test_absurd_quantities_in_a_result_are_no_traceback(tmp_path: Path, command:
     args = ("report", "odd.json", "-o", "report.html") if command == "report" else ("compare", "odd.json", "good.json")
     proc = _kubesim(*args, cwd=tmp_path)  # fails the test on a traceback
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("name", ["lone.yaml", "lone.json"])
+def test_lone_surrogate_escapes_become_the_replacement_character(tmp_path: Path, name: str) -> None:
+    """Go's decoders turn "\\ud864" (half of a UTF-16 pair) into U+FFFD; Python would keep a
+    character that cannot be written as UTF-8, and the result could not be saved."""
+    annotations = '{"a": "x\\ud864y", "b": "\\udc00", "pair": "\\ud83d\\ude00"}'
+    text = HEAD.replace("labels: {state: new}}", f"labels: {{state: new}}, annotations: {annotations}}}")
+    if name.endswith(".json"):
+        text = json.dumps(yaml.safe_load(HEAD)).replace('"labels"', f'"annotations": {annotations}, "labels"')
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    proc = _kubesim("run", name, "-o", "out.json", "--export-cluster", "state.json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    exported = json.loads((tmp_path / "state.json").read_text(encoding="utf-8"))
+    config_map = next(o for o in exported["items"] if o["kind"] == "ConfigMap")
+    assert config_map["metadata"]["annotations"] == {"a": "x\ufffdy", "b": "\ufffd", "pair": "\U0001f600"}
+
+
+def test_keys_that_are_not_strings_are_named_as_json_writes_them(tmp_path: Path) -> None:
+    (tmp_path / "keys.yaml").write_text(HEAD.replace("spec:\n", "spec:\n  1: x\n  null: y\n"), encoding="utf-8")
+    proc = _kubesim("validate", "keys.yaml", cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (2, "error: keys.yaml: spec.1: unknown field\n"
+                                                 "error: keys.yaml: spec.null: unknown field\n")

@@ -81,3 +81,15 @@ def test_run_refuses_them_before_running(tmp_path: Path, name: str) -> None:
     assert proc.returncode == 2, proc.stderr
     assert f"{name}: {CASES[name][1]}" in proc.stderr
     assert not (tmp_path / "out.json").exists()
+
+
+def test_a_lone_surrogate_in_a_config_is_the_replacement_character() -> None:
+    """A "\\ud864" escape decodes to U+FFFD as in Go, so name checks answer instead of crashing."""
+    text = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+            "- schedulerName: default-scheduler\n  pluginConfig:\n  - name: PodTopologySpread\n"
+            "    args: {defaultingType: List, defaultConstraints: [{maxSkew: 1, topologyKey: \"q\\ud864Z\", "
+            "whenUnsatisfiable: DoNotSchedule}]}\n")
+    with pytest.raises(InvalidInput) as info:
+        loads_config(text, file="c.yaml")
+    assert str(info.value.problems[0]).startswith(
+        'c.yaml: profiles[0].pluginConfig[0].args.defaultConstraints[0].topologyKey: Invalid value: "q\ufffdZ": ')

@@ -214,7 +214,9 @@ def _join(path: str, key: str) -> str:
 def _problems(exc: BaseException, path: str) -> list[tuple[str, str]]:
     """Flatten a cattrs error tree into (field path, message) pairs in a stable order."""
     if isinstance(exc, ForbiddenExtraKeysError):
-        return [(_join(path, k), "unknown field") for k in sorted(exc.extra_fields)]
+        # YAML allows keys that are not strings (1, null): shown as JSON would write them
+        keys = sorted(json.dumps(k) if not isinstance(k, str) else k for k in exc.extra_fields)
+        return [(_join(path, k), "unknown field") for k in keys]
     if isinstance(exc, ClassValidationError):
         out: list[tuple[str, str]] = []
         noted, others = exc.group_exceptions()

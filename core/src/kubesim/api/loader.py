@@ -27,6 +27,7 @@ from kubesim.input_limits import (
     SafeLoader,
     composed_documents,
     read_text,
+    valid_unicode,
 )
 from kubesim.json_syntax import describe as describe_json_error
 
@@ -80,10 +81,10 @@ def _load_yaml(text: str, name: str, max_depth: int = MAX_DEPTH) -> list[Any]:
     """
     if _FAST_LOADER is not None:
         try:
-            return _load_nodes(text, _FAST_LOADER, name, max_depth)
+            return valid_unicode(text, _load_nodes(text, _FAST_LOADER, name, max_depth))  # type: ignore[no-any-return]
         except yaml.YAMLError:
             pass
-    return _load_nodes(text, SafeLoader, name, max_depth)
+    return valid_unicode(text, _load_nodes(text, SafeLoader, name, max_depth))  # type: ignore[no-any-return]
 
 
 _STR_TAG = "tag:yaml.org,2002:str"

@@ -16,7 +16,7 @@ import attrs
 import yaml
 from kubesim.duplicate_keys import yaml_duplicate_keys
 from kubesim.errors import InvalidInput, Problem
-from kubesim.input_limits import InputLimitError, SafeLoader, composed_documents, read_text
+from kubesim.input_limits import InputLimitError, SafeLoader, composed_documents, read_text, valid_unicode
 
 from kubesim_scheduler.config.converter import FieldErrors, describe, structure
 from kubesim_scheduler.config.defaults import set_defaults
@@ -93,7 +93,7 @@ def parse_yaml(text: str, *, file: str | None = None) -> Any:
         loader.dispose()
     if len(docs) > 1:
         raise InvalidInput([Problem("", f"expected one YAML document, found {len(docs)}", file)])
-    return docs[0] if docs else None
+    return valid_unicode(text, docs[0]) if docs else None
 
 
 def decode(data: Any, *, file: str | None = None) -> KubeSchedulerConfiguration:
