@@ -146,7 +146,7 @@ CASES: dict[str, Case] = {
     "yaml-alias-bomb-scenario": Case("hang", lambda: {"s.yaml": bomb()}, ("validate", "s.yaml")),
     "yaml-alias-bomb-scheduler-config": Case("hang", lambda: sched_config(bomb()),
                                              ("validate", "s.json", "--scheduler-config", "config.yaml")),
-    # "validate-dev-urandom" (validate /dev/urandom) is left out until the loaders' fix: it eats memory
+    "validate-dev-urandom": Case("hang", dict, ("validate", "/dev/urandom")),
     # tracebacks
     "labels-int": Case("traceback", _one(scenario({**node(), "metadata": {"name": "n1", "labels": {"a": 1}}}))),
     "labels-list": Case("traceback", _one(scenario({**node(), "metadata": {"name": "n1", "labels": ["a"]}}))),
@@ -173,7 +173,7 @@ CASES: dict[str, Case] = {
     "scenario-name-emoji": Case("late", _one(scenario(node(), name="sim-\U0001f600"))),
     "scenario-name-300": Case("late", _one(scenario(node(), name="a" * 300))),
     "id-collides-with-generated": Case("late", _one(json.dumps({"apiVersion": API, "kind": "Scenario",
-        "metadata": {"name": "ids"}, "spec": {"controllers": {}, "operations": [
+        "metadata": {"name": "ids"}, "spec": {"controllers": {"simulationControllers": {"enabled": []}}, "operations": [
             {"step": 0, "createOperation": {"object": node()}},
             {"id": "operation-0", "step": 1, "createOperation": {"object": pod()}},
             {"step": 2, "doneOperation": {}}]}}))),

@@ -255,6 +255,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except click.exceptions.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
+    except InvalidInput as exc:  # an option's value (a plugin's configuration file) checked on parsing
+        _fail_invalid(exc)
     except OutputError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_FAILED)

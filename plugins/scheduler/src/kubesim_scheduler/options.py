@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from kubesim.errors import InvalidInput
 
 from .plugins.registry import in_tree_registry
 from .profiles import load_settings
@@ -15,16 +14,14 @@ __all__ = ["run_options"]
 
 
 def _check_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    """Load the configuration now so that a broken one is a usage error (exit 2), not a failed run."""
+    """Load the configuration now so that a broken one is invalid input (InvalidInput: each
+    problem as `error: FILE: PATH: ...`, exit 2) before anything runs, not a failed run."""
     if value is None:
         return None
-    try:
-        from kubesim.plugins import load_plugins
+    from kubesim.plugins import load_plugins
 
-        registry = load_plugins().scheduler_plugins() or in_tree_registry()
-        load_settings(value, registry)
-    except InvalidInput as exc:
-        raise click.BadParameter("\n" + "\n".join(f"  {p}" for p in exc.problems), ctx=ctx, param=param) from None
+    registry = load_plugins().scheduler_plugins() or in_tree_registry()
+    load_settings(value, registry)
     return value
 
 
