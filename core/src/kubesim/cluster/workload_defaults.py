@@ -49,6 +49,26 @@ def _spec(obj: dict[str, Any]) -> dict[str, Any] | None:
     return spec if type(spec) is dict else None
 
 
+def _default_rolling_update(spec: dict[str, Any], field: str, **rolling_defaults: Any) -> None:
+    """A strategy `field` of type RollingUpdate unless set, its rollingUpdate's unset fields filled."""
+    strategy = spec.get(field)
+    if strategy is None:
+        strategy = spec[field] = {}
+    if type(strategy) is not dict:
+        return
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+    if strategy["type"] != "RollingUpdate":
+        return
+    rolling = strategy.get("rollingUpdate")
+    if rolling is None:
+        rolling = strategy["rollingUpdate"] = {}
+    if type(rolling) is dict:
+        for name, value in rolling_defaults.items():
+            if rolling.get(name) is None:
+                rolling[name] = value
+
+
 def default_replicaset(obj: dict[str, Any]) -> None:
     """SetDefaults_ReplicaSet: replicas 1, template pod spec defaults."""
     spec = _spec(obj)
@@ -67,21 +87,7 @@ def default_deployment(obj: dict[str, Any]) -> None:
         return
     if spec.get("replicas") is None:
         spec["replicas"] = 1
-    strategy = spec.get("strategy")
-    if strategy is None:
-        strategy = spec["strategy"] = {}
-    if type(strategy) is dict:
-        if not strategy.get("type"):
-            strategy["type"] = "RollingUpdate"
-        if strategy["type"] == "RollingUpdate":
-            rolling = strategy.get("rollingUpdate")
-            if rolling is None:
-                rolling = strategy["rollingUpdate"] = {}
-            if type(rolling) is dict:
-                if rolling.get("maxUnavailable") is None:
-                    rolling["maxUnavailable"] = "25%"
-                if rolling.get("maxSurge") is None:
-                    rolling["maxSurge"] = "25%"
+    _default_rolling_update(spec, "strategy", maxUnavailable="25%", maxSurge="25%")
     if spec.get("revisionHistoryLimit") is None:
         spec["revisionHistoryLimit"] = 10
     if spec.get("progressDeadlineSeconds") is None:
@@ -136,21 +142,7 @@ def default_daemonset(obj: dict[str, Any]) -> None:
     spec = _spec(obj)
     if spec is None:
         return
-    strategy = spec.get("updateStrategy")
-    if strategy is None:
-        strategy = spec["updateStrategy"] = {}
-    if type(strategy) is dict:
-        if not strategy.get("type"):
-            strategy["type"] = "RollingUpdate"
-        if strategy["type"] == "RollingUpdate":
-            rolling = strategy.get("rollingUpdate")
-            if rolling is None:
-                rolling = strategy["rollingUpdate"] = {}
-            if type(rolling) is dict:
-                if rolling.get("maxUnavailable") is None:
-                    rolling["maxUnavailable"] = 1
-                if rolling.get("maxSurge") is None:
-                    rolling["maxSurge"] = 0
+    _default_rolling_update(spec, "updateStrategy", maxUnavailable=1, maxSurge=0)
     if spec.get("revisionHistoryLimit") is None:
         spec["revisionHistoryLimit"] = 10
     default_template(spec)
