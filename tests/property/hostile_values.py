@@ -132,6 +132,17 @@ def _strings(draw: st.DrawFn, doc: Document) -> Document:
     return doc.with_change(data, f"key {_show(path)} renamed {value[:60]!r}")
 
 
+@st.composite
+def _key_types(draw: st.DrawFn, doc: Document) -> Document:
+    """A mapping key that is not a string (YAML allows null, numbers and booleans as keys)."""
+    path = draw(st.sampled_from(_paths(doc.data, lambda p, v: isinstance(p[-1], str))))
+    key = draw(st.sampled_from((None, 1, 0, True, 1.5, -(2**70))))
+    data = copy.deepcopy(doc.data)
+    parent = _get(data, path[:-1])
+    parent[key] = parent.pop(path[-1]) if draw(st.booleans()) else draw(json_values)
+    return attrs.evolve(doc.with_change(data, f"key {key!r} at {_show(path[:-1])}"), fmt="yaml")  # JSON keys are strings
+
+
 NESTING_DEPTHS = (40, 200, 600, 3000)
 
 
@@ -269,6 +280,7 @@ GENERIC_FAMILIES: dict[str, Callable[[Document], st.SearchStrategy[Document]]] =
     "numbers": _numbers,
     "quantities": _quantities,
     "strings": _strings,
+    "key_types": _key_types,
     "nesting": _nesting,
     "missing": _missing,
     "unknown_field": _unknown_field,

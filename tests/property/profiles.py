@@ -3,6 +3,7 @@
 KUBESIM_HYPOTHESIS=long selects the long profile: every property runs LONG_FACTOR times
 its CI example count with fresh random seeds, e.g.
     KUBESIM_HYPOTHESIS=long python -m pytest -q tests/property
+KUBESIM_HYPOTHESIS=quick is the CI profile without shrinking: a fast list of what fails.
 KUBESIM_HYPOTHESIS_ALL=1 also runs the families awaiting a fix (known_failures.py).
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 __all__ = ["LONG_FACTOR", "PROFILE", "examples", "load"]
 
@@ -28,8 +29,10 @@ def load() -> None:
     """Register both profiles and load the one KUBESIM_HYPOTHESIS names (default "ci")."""
     settings.register_profile("ci", derandomize=True, database=None, **_COMMON)
     settings.register_profile("long", derandomize=False, **_COMMON)
-    if PROFILE not in ("ci", "long"):
-        raise ValueError(f"KUBESIM_HYPOTHESIS={PROFILE!r}: expected ci or long")
+    settings.register_profile("quick", derandomize=True, database=None,
+                              phases=[Phase.explicit, Phase.reuse, Phase.generate], **_COMMON)
+    if PROFILE not in ("ci", "long", "quick"):
+        raise ValueError(f"KUBESIM_HYPOTHESIS={PROFILE!r}: expected ci, long or quick")
     settings.load_profile(PROFILE)
 
 
