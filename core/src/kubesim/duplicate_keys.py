@@ -17,6 +17,7 @@ import attrs
 import yaml
 
 from kubesim.errors import Problem
+from kubesim.input_limits import MAX_DEPTH, SafeLoader, check_yaml_node, check_yaml_text, json_loads, may_hold_aliases
 
 __all__ = ["DuplicateKey", "DuplicateKeys", "load_json", "load_yaml", "yaml_duplicate_keys"]
 
@@ -91,14 +92,18 @@ def yaml_duplicate_keys(node: yaml.Node) -> list[DuplicateKey]:
     return found
 
 
-def load_yaml(text: str, loader: type[yaml.SafeLoader] = yaml.SafeLoader) -> Any:
+def load_yaml(text: str, loader: type[yaml.SafeLoader] = SafeLoader, max_depth: int = MAX_DEPTH) -> Any:
     """One YAML document, like yaml.load(text, loader); DuplicateKeys when a mapping repeats
-    a key. yaml.YAMLError on a syntax error."""
+    a key, kubesim.input_limits.InputLimitError beyond its limits (nesting, aliases).
+    yaml.YAMLError on a syntax error."""
+    check_yaml_text(text, loader, max_depth)
     parser = loader(text)
     try:
         node = parser.get_single_node()
         if node is None:
             return None
+        if may_hold_aliases(text):
+            check_yaml_node(node, max_depth)
         duplicates = yaml_duplicate_keys(node)
         if duplicates:
             raise DuplicateKeys(duplicates)
@@ -122,9 +127,12 @@ class _Repeated(dict[str, Any]):
             seen.add(key)
 
 
-def load_json(text: str | bytes) -> Any:
-    """json.loads, but DuplicateKeys when an object repeats a key; json.JSONDecodeError on a
-    syntax error (see kubesim.json_syntax for its description)."""
+def load_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """json.loads, but DuplicateKeys when an object repeats a key, InputLimitError beyond
+    kubesim.input_limits (nesting, numbers); json.JSONDecodeError on a syntax error (see
+    kubesim.json_syntax for its description)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
     repeats = False
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -135,7 +143,7 @@ def load_json(text: str | bytes) -> Any:
         repeats = True
         return _Repeated(items)
 
-    data = json.loads(text, object_pairs_hook=pairs)
+    data = json_loads(text, pairs, max_depth)
     if repeats:
         raise DuplicateKeys(_json_duplicates(data, ""))
     return data

@@ -9,6 +9,8 @@ import pytest
 from kubesim.api import API_VERSION, Scenario, structure
 from kubesim.api.validation import assign_operation_ids, parse_patch, validate_scenario
 
+OPEN_SCHEMA = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p1"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
 
@@ -88,7 +90,7 @@ def test_deleted_objects_cannot_be_patched_later() -> None:
 def test_kinds_from_crds_created_by_earlier_operations_are_known() -> None:
     crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "gizmos.example.com"},
            "spec": {"group": "example.com", "scope": "Cluster", "names": {"kind": "Gizmo", "plural": "gizmos"},
-                    "versions": [{"name": "v1", "served": True, "storage": True}]}}
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": OPEN_SCHEMA}]}}
 
     def scope_with_crd(api_version: str, kind: str) -> bool | None:
         return True if kind == "CustomResourceDefinition" else scope(api_version, kind)

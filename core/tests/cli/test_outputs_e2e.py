@@ -7,6 +7,7 @@ import os
 import signal
 import stat
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -111,30 +112,87 @@ def _popen(cwd: Path, scenario: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def test_sigint_during_the_run_exits_130_and_writes_what_was_computed(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_during_the_run_writes_what_was_computed(
+    tmp_path: Path, sig: signal.Signals, code: int
+) -> None:
     proc = _popen(tmp_path, _scenario(tmp_path / "long.json", steps=3000))  # about a minute
     assert proc.stderr is not None
     started = proc.stderr.readline()  # the JSON log line "scenario started" (stderr is no terminal)
     assert "scenario started" in started, started
     time.sleep(1.0)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err
-    assert proc.returncode == 130, err
-    assert "error: interrupted" in err
+    assert proc.returncode == code, err
+    assert f"error: interrupted ({sig.name})" in err
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["status"]["phase"] == "Failed"
-    assert result["status"]["message"] == "interrupted (SIGINT)"
+    assert result["status"]["message"] == f"interrupted ({sig.name})"
     assert result["status"]["scenarioResult"]["timeline"]["1"]  # the steps done are kept
 
 
-@pytest.mark.parametrize("delay", [0.5, 1.0, 2.0])  # after the interpreter itself started
-def test_sigint_at_start_up_exits_130_without_a_traceback(tmp_path: Path, delay: float) -> None:
+def _wait_for_kubesim_code(proc: subprocess.Popen[str]) -> None:
+    """Wait until the process runs kubesim's launcher: it catches SIGTERM from its first line.
+
+    The first few dozen milliseconds belong to the Python interpreter (site, the console
+    script's own imports); an interrupt there prints Python's traceback whatever kubesim does.
+    """
+    status = Path(f"/proc/{proc.pid}/status")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        caught = next((line.split()[1] for line in status.read_text().splitlines() if line.startswith("SigCgt:")), "0")
+        if int(caught, 16) & (1 << (signal.SIGTERM - 1)):
+            return
+        time.sleep(0.005)
+    raise AssertionError("kubesim did not start within 60 s")
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.1, 0.3, 1.0])  # after kubesim's own code started
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupt_at_start_up_exits_without_a_traceback(
+    tmp_path: Path, delay: float, sig: signal.Signals, code: int
+) -> None:
     proc = _popen(tmp_path, _scenario(tmp_path / "short.json", steps=100))
+    _wait_for_kubesim_code(proc)
     time.sleep(delay)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err
-    assert proc.returncode in (0, 130), err  # 0: it had finished before the signal
-    if proc.returncode == 130:
-        assert "error: interrupted" in err
+    assert proc.returncode in (0, code), err  # 0: it had finished before the signal
+    if proc.returncode == code:
+        assert f"error: interrupted ({sig.name})" in err
+
+
+def test_operations_that_outgrow_the_object_limit_fail_the_scenario_with_the_result_so_far(tmp_path: Path) -> None:
+    scenario = _scenario(tmp_path / "grow.json", steps=8)  # a ConfigMap per step
+    proc = run_kubesim("run", scenario, "-o", "r.json", "--max-objects", "8", cwd=tmp_path, plugins=())
+    assert proc.returncode == 1, proc.stderr
+    status = proc.result["status"]
+    assert status["phase"] == "Failed"
+    # 4 default namespaces, the node, the scenario: the third ConfigMap makes 9
+    assert status["message"] == ("step 3: the scenario's operations leave more than 8 objects in the "
+                                 "cluster (the limit, --max-objects)")
+    assert sorted(proc.timeline, key=int) == ["0", "1", "2", "3"]
+
+
+def test_an_interrupt_python_cannot_raise_is_delivered_again(tmp_path: Path) -> None:
+    """An interrupt inside a weakref callback would be printed as "Exception ignored" and lost."""
+    script = tmp_path / "lost.py"
+    script.write_text(
+        "import signal, sys, time, weakref\n"
+        "from kubesim.interrupts import catch_interrupts, exit_code\n"
+        "catch_interrupts()\n"
+        "class T: pass\n"
+        "t = T()\n"
+        "r = weakref.ref(t, lambda _: signal.raise_signal(signal.SIGTERM))\n"
+        "try:\n"
+        "    del t\n"
+        "    time.sleep(30)\n"
+        "except KeyboardInterrupt as exc:\n"
+        "    print('caught', type(exc).__name__)\n"
+        "    sys.exit(exit_code(exc))\n")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert proc.stderr == ""
+    assert proc.stdout == "caught Terminated\n"
+    assert proc.returncode == 143

@@ -58,12 +58,17 @@ def owned(
     return obj
 
 
+def _template(app: str) -> dict[str, Any]:
+    """A pod template the selector app=<app> matches, with one container "app"."""
+    return {"metadata": {"labels": {"app": app}}, "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}
+
+
 def replicaset(name: str, namespace: str = "default") -> dict[str, Any]:
     return {
         "apiVersion": "apps/v1",
         "kind": "ReplicaSet",
         "metadata": {"name": name, "namespace": namespace},
-        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}}},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}}, "template": _template(name)},
     }
 
 
@@ -72,7 +77,7 @@ def deployment(name: str, namespace: str = "default") -> dict[str, Any]:
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {"name": name, "namespace": namespace},
-        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}}},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}}, "template": _template(name)},
     }
 
 

@@ -10,6 +10,8 @@ from kubesim.clock import Clock
 from kubesim.cluster import Cluster, UnsupportedMediaType, WatchEvent
 from kubesim.errors import BadRequest, Conflict, Invalid, NotFound
 
+OPEN_SCHEMA = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+
 
 def test_bind_sets_node_and_condition(
     cluster: Cluster, clock: Clock, events: list[WatchEvent], build: Any
@@ -80,19 +82,18 @@ def test_merge_patch(cluster: Cluster, build: Any) -> None:
 
 
 def test_merge_patch_replaces_lists(cluster: Cluster, build: Any) -> None:
-    cluster.create(build.pod("p"))
-    patched = cluster.patch(
-        "v1", "Pod", "p", {"spec": {"containers": [{"name": "x", "image": "y"}]}}, "merge"
-    )
-    assert [c["name"] for c in patched["spec"]["containers"]] == ["x"]
+    # a Deployment's template (a pod's own containers may not change: ValidatePodUpdate)
+    cluster.create(build.deployment("d"))
+    patch = {"spec": {"template": {"spec": {"containers": [{"name": "x", "image": "y"}]}}}}
+    patched = cluster.patch("apps/v1", "Deployment", "d", patch, "merge")
+    assert [c["name"] for c in patched["spec"]["template"]["spec"]["containers"]] == ["x"]
 
 
 def test_strategic_patch_merges_containers(cluster: Cluster, build: Any) -> None:
-    cluster.create(build.pod("p"))
-    patched = cluster.patch(
-        "v1", "Pod", "p", {"spec": {"containers": [{"name": "x", "image": "y"}]}}, "strategic"
-    )
-    assert [c["name"] for c in patched["spec"]["containers"]] == ["x", "app"]
+    cluster.create(build.deployment("d"))
+    patch = {"spec": {"template": {"spec": {"containers": [{"name": "x", "image": "y"}]}}}}
+    patched = cluster.patch("apps/v1", "Deployment", "d", patch, "strategic")
+    assert [c["name"] for c in patched["spec"]["template"]["spec"]["containers"]] == ["x", "app"]
 
 
 def test_json_patch(cluster: Cluster, build: Any) -> None:
@@ -147,7 +148,7 @@ def test_patch_types_and_custom_resources(cluster: Cluster) -> None:
                 "group": "example.com",
                 "scope": "Namespaced",
                 "names": {"kind": "Widget", "plural": "widgets"},
-                "versions": [{"name": "v1", "served": True, "storage": True}],
+                "versions": [{"name": "v1", "served": True, "storage": True, "schema": OPEN_SCHEMA}],
             },
         }
     )

@@ -9,6 +9,8 @@ from kubesim.clock import Clock
 from kubesim.cluster import Cluster, WatchEvent
 from kubesim.errors import AlreadyExists, BadRequest, Conflict, Forbidden, Invalid, NotFound
 
+OPEN_SCHEMA = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+
 CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"a": "1"}}
 
 
@@ -106,8 +108,12 @@ def test_names_are_validated_with_upstream_messages(cluster: Cluster) -> None:
 def test_labels_are_validated(cluster: Cluster) -> None:
     with pytest.raises(Invalid, match=r'metadata.labels: Invalid value: "bad value"'):
         cluster.create({**CM, "metadata": {"name": "x", "labels": {"a": "bad value"}}})
-    with pytest.raises(BadRequest, match="map strings to strings"):
+    with pytest.raises(BadRequest) as decoding:
         cluster.create({**CM, "metadata": {"name": "x", "labels": {"a": 1}}})
+    assert decoding.value.message == (
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number '
+        "into Go struct field ObjectMeta.metadata.labels of type string"
+    )
 
 
 def test_resource_version_on_create_is_a_bad_request(cluster: Cluster) -> None:
@@ -189,10 +195,19 @@ def test_update_of_a_missing_object(cluster: Cluster) -> None:
 def test_update_keeps_system_fields(cluster: Cluster) -> None:
     created = cluster.create(CM)
     updated = cluster.update(
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "uid": "forged"}, "data": {}}
+        {"apiVersion": "v1", "kind": "ConfigMap",
+         "metadata": {"name": "cfg", "creationTimestamp": "2000-01-01T00:00:00Z"}, "data": {}}
     )
     for field in ("uid", "creationTimestamp"):
         assert updated["metadata"][field] == created["metadata"][field]
+
+
+def test_update_refuses_a_different_uid(cluster: Cluster) -> None:
+    # ValidateObjectMetaUpdate: an absent uid is filled in, a different one is refused
+    cluster.create(CM)
+    with pytest.raises(Invalid) as err:
+        cluster.update({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "uid": "forged"}})
+    assert err.value.message == 'ConfigMap "cfg" is invalid: metadata.uid: Invalid value: "forged": field is immutable'
 
 
 def test_generation_counts_spec_changes_only(cluster: Cluster, build: Any) -> None:
@@ -280,7 +295,7 @@ def test_created_crd_registers_its_kind(cluster: Cluster) -> None:
             "group": "example.com",
             "scope": "Namespaced",
             "names": {"kind": "Widget", "plural": "widgets"},
-            "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}}}],
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": OPEN_SCHEMA, "subresources": {"status": {}}}],
         },
     }
     created = cluster.create(crd)
@@ -309,7 +324,7 @@ def test_crd_name_must_match(cluster: Cluster) -> None:
             "group": "example.com",
             "scope": "Cluster",
             "names": {"kind": "W", "plural": "ws"},
-            "versions": [{"name": "v1", "served": True, "storage": True}],
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": OPEN_SCHEMA}],
         },
     }
     with pytest.raises(Invalid, match=r'must be spec.names.plural\+"."\+spec.group'):
@@ -326,7 +341,7 @@ def test_reset_keeps_crds_and_restarts_identities(
                 "group": "example.com",
                 "scope": "Cluster",
                 "names": {"kind": "Thing", "plural": "things"},
-                "versions": [{"name": "v1", "served": True, "storage": True}],
+                "versions": [{"name": "v1", "served": True, "storage": True, "schema": OPEN_SCHEMA}],
             },
         }
     )

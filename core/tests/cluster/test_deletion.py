@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from kubesim.clock import Clock
 from kubesim.cluster import Cluster, WatchEvent
-from kubesim.errors import Forbidden, Invalid, NotFound
+from kubesim.errors import BadRequest, Forbidden, Invalid, NotFound
 
 
 def _names(cluster: Cluster, api_version: str, kind: str) -> list[str]:
@@ -135,12 +135,17 @@ def test_orphan_deletion_strips_owner_references(
     ]
 
 
+def _job(name: str) -> dict[str, Any]:
+    template = {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name}, "spec": {"template": template}}
+
+
 def test_jobs_and_replication_controllers_orphan_by_default(cluster: Cluster, build: Any) -> None:
-    job = cluster.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {}})
+    job = cluster.create(_job("j"))
     cluster.create(build.owned(build.pod("jp"), job))
     cluster.delete("batch/v1", "Job", "j")
     assert _names(cluster, "v1", "Pod") == ["jp"]
-    job = cluster.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j2"}, "spec": {}})
+    job = cluster.create(_job("j2"))
     cluster.create(build.owned(build.pod("jp2"), job))
     cluster.delete("batch/v1", "Job", "j2", propagation_policy="Background")
     assert _names(cluster, "v1", "Pod") == ["jp"]
@@ -219,6 +224,20 @@ def test_graceful_default_period_is_thirty_seconds(clock: Clock, build: Any) -> 
     cluster.create(build.pod("p", nodeName="n1"))
     marked = cluster.delete("v1", "Pod", "p")
     assert marked is not None and marked["metadata"]["deletionGracePeriodSeconds"] == 30
+
+
+def test_grace_periods_at_int64_limits(clock: Clock, build: Any) -> None:
+    cluster = Cluster(clock)
+    cluster.graceful_pod_deletion = True
+    cluster.create(build.pod("p", nodeName="n1"))
+    with pytest.raises(BadRequest) as decoding:  # the DELETE body does not decode
+        cluster.delete("v1", "Pod", "p", grace_period_seconds=2**63)
+    assert decoding.value.message == (
+        "json: cannot unmarshal number 9223372036854775808 into Go struct field DeleteOptions.gracePeriodSeconds "
+        "of type int64"
+    )
+    marked = cluster.delete("v1", "Pod", "p", grace_period_seconds=2**63 - 1)  # beyond year 9999: saturated
+    assert marked is not None and marked["metadata"]["deletionTimestamp"] == "9999-12-31T23:59:59Z"
 
 
 def test_bad_delete_options(cluster: Cluster, build: Any) -> None:

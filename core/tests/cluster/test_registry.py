@@ -8,6 +8,8 @@ import pytest
 from kubesim.cluster import ResourceRegistry
 from kubesim.errors import Invalid, NotFound
 
+OPEN_SCHEMA = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+
 
 @pytest.mark.parametrize(
     ("api_version", "kind", "namespaced", "status"),
@@ -45,8 +47,8 @@ def _crd(**spec: Any) -> dict[str, Any]:
         "scope": "Cluster",
         "names": {"kind": "Thing", "plural": "things"},
         "versions": [
-            {"name": "v1beta1", "served": True, "storage": False},
-            {"name": "v1", "served": True, "storage": True, "subresources": {"status": {}}},
+            {"name": "v1beta1", "served": True, "storage": False, "schema": OPEN_SCHEMA},
+            {"name": "v1", "served": True, "storage": True, "schema": OPEN_SCHEMA, "subresources": {"status": {}}},
         ],
     }
     return {"metadata": {"name": "things.example.com"}, "spec": {**base, **spec}}
@@ -74,7 +76,7 @@ def test_register_crd_serves_every_served_version_from_the_storage_version() -> 
         ({"group": ""}, "spec.group: Required value"),
         ({"scope": "Everywhere"}, 'spec.scope: Unsupported value: "Everywhere"'),
         (
-            {"versions": [{"name": "v1", "served": True, "storage": False}]},
+            {"versions": [{"name": "v1", "served": True, "storage": False, "schema": OPEN_SCHEMA}]},
             "exactly one version marked as storage",
         ),
         ({"names": {"kind": "Thing"}}, "spec.names.plural: Required value"),
@@ -94,7 +96,7 @@ def test_crd_cannot_shadow_a_builtin_kind() -> None:
             "group": "storage.k8s.io",
             "scope": "Cluster",
             "names": {"kind": "CSINode", "plural": "csinodes"},
-            "versions": [{"name": "v1", "served": True, "storage": True}],
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": OPEN_SCHEMA}],
         },
     }
     with pytest.raises(Invalid, match="is a built-in kind"):

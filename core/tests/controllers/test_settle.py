@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-
-from kubesim.controllers import ControllerWaiter
-from kubesim.controllers import LoopGuard, NotSettled, SettleLimits, settle
+from kubesim.controllers import ControllerWaiter, LoopGuard, NotSettled, SettleLimits, settle
 
 
 class Fake:
@@ -136,3 +134,19 @@ def test_run_wraps_each_loop() -> None:
 
     settle([a], changes=lambda: 0, run=run)  # type: ignore[arg-type]
     assert seen == ["a"]
+
+
+def test_a_cluster_past_the_object_limit_fails_the_step_naming_the_controller() -> None:
+    cluster = Cluster()
+    guard = LoopGuard(lambda: cluster.writes, objects=lambda: cluster.objects,
+                      limits=SettleLimits(max_objects=10), label="step 4")
+
+    def create() -> bool:
+        cluster.objects += 1
+        return cluster.write()
+
+    with pytest.raises(NotSettled) as info:
+        settle([Fake("creator", create)], changes=lambda: cluster.writes, guard=guard)
+    assert str(info.value) == ('step 4: the cluster holds more than 10 objects (the limit, --max-objects) '
+                               'while controller "creator" still has work')
+    assert cluster.objects == 11

@@ -138,7 +138,7 @@ def test_run_kubesim_reports_a_failed_scenario_and_a_rejected_file(
     write_yaml(tmp_path / "bad.yaml", scenario("bad", {0: [create(pod("p", cpu="lots"))]}))
     rejected = run_kubesim("run", "bad.yaml", "-o", "result.json", plugins=())
     assert rejected.returncode == 2
-    assert 'Invalid value: "lots"' in rejected.stderr
+    assert "spec.containers[0].resources.requests[cpu]: quantities must match" in rejected.stderr
     assert rejected.results == []  # the earlier run's result.json is not taken for this run's
     with pytest.raises(KubesimFailed, match="wrote no result"):
         rejected.result

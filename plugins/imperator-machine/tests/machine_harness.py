@@ -12,8 +12,7 @@ from kubesim.cluster import Admitter
 from kubesim.controllers import ControllerFactory
 from kubesim.testing import SimEnv
 from kubesim_imperator_machine import MACHINE_CRD, admit_machine
-from kubesim_imperator_nodepool import API_VERSION, MACHINE_NODE_POOL_CRD, admit_machine_node_pool
-from kubesim_statefulset import admit_statefulset
+from kubesim_imperator_nodepool import API_VERSION, MACHINE_NODE_POOL_CRD
 
 
 class Sim(SimEnv):
@@ -21,7 +20,7 @@ class Sim(SimEnv):
 
     def __init__(self, *factories: ControllerFactory, admitters: Iterable[Admitter] = ()) -> None:
         super().__init__(factories, crds=(MACHINE_CRD, MACHINE_NODE_POOL_CRD),
-                         admitters=(admit_machine, admit_machine_node_pool, admit_statefulset, *admitters))
+                         admitters=(admit_machine, *admitters))
 
     def machine(self, name: str) -> dict[str, Any]:
         return self.cluster.get(API_VERSION, "Machine", name)

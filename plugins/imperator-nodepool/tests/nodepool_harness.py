@@ -9,7 +9,7 @@ from typing import Any
 from kubesim.cluster import Admitter
 from kubesim.controllers import ControllerFactory
 from kubesim.testing import SimEnv
-from kubesim_imperator_nodepool import MACHINE_NODE_POOL_CRD, admit_machine_node_pool
+from kubesim_imperator_nodepool import MACHINE_NODE_POOL_CRD
 
 
 class Sim(SimEnv):
@@ -18,7 +18,7 @@ class Sim(SimEnv):
     def __init__(self, *factories: ControllerFactory, crds: Iterable[dict[str, Any]] = (),
                  admitters: Iterable[Admitter] = ()) -> None:
         super().__init__(factories, crds=(MACHINE_NODE_POOL_CRD, *crds),
-                         admitters=(admit_machine_node_pool, *admitters))
+                         admitters=admitters)
 
     def node(self, name: str) -> dict[str, Any]:
         return self.get("v1", "Node", name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kubesim.errors import Invalid
+from kubesim.errors import BadRequest, Invalid
 from kubesim_imperator_nodepool import API_VERSION, MachineNodePoolController
 from nodepool_harness import Sim
 
@@ -22,13 +22,17 @@ def sim() -> Sim:
     return Sim()
 
 
-def test_unknown_fields_are_pruned(sim: Sim) -> None:
+def test_unknown_fields_are_a_strict_decoding_error(sim: Sim) -> None:
+    """kubectl's default fieldValidation=Strict: the API server refuses undeclared fields."""
     obj = pool(extra=1)
     obj["spec"]["nodePool"][0]["weight"] = 3
     obj["top"] = {"x": 1}
-    stored = sim.create(obj)
-    assert "extra" not in stored["spec"] and "top" not in stored
-    assert stored["spec"]["nodePool"] == [{"name": "n", "mode": "ready", "machineType": [{"name": "t"}]}]
+    with pytest.raises(BadRequest) as err:
+        sim.create(obj)
+    assert err.value.message == (
+        'MachineNodePool in version "v1alpha1" cannot be handled as a MachineNodePool: strict decoding error: '
+        'unknown field "spec.extra", unknown field "spec.nodePool[0].weight", unknown field "top"'
+    )
 
 
 def test_status_on_create_is_dropped(sim: Sim) -> None:

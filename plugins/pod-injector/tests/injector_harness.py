@@ -15,7 +15,6 @@ from kubesim_imperator_nodepool import (
     MACHINE_NODE_POOL_CRD,
     MACHINE_TYPE_KEY,
     POD_ROLE_KEY,
-    admit_machine_node_pool,
 )
 from kubesim_pod_injector import admit_pod
 
@@ -25,7 +24,7 @@ class World(SimEnv):
 
     def __init__(self) -> None:
         super().__init__(crds=(MACHINE_CRD, MACHINE_NODE_POOL_CRD),
-                         admitters=(admit_machine, admit_machine_node_pool, admit_pod))
+                         admitters=(admit_machine, admit_pod))
 
     def pod(self, name: str, namespace: str) -> dict[str, Any]:
         return self.get("v1", "Pod", name, namespace)

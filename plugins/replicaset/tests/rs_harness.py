@@ -11,7 +11,6 @@ from kubesim import testing
 from kubesim.cluster import Admitter, WatchEvent, copy_tree
 from kubesim.controllers import ControllerFactory
 from kubesim.testing import SimEnv
-from kubesim_replicaset.admission import admit
 from kubesim_replicaset.deployment import DeploymentController
 from kubesim_replicaset.replicaset import ReplicaSetController
 
@@ -22,7 +21,7 @@ class World(SimEnv):
     def __init__(self, *factories: ControllerFactory, admitters: Iterable[Admitter] = (), seed: int = 0) -> None:
         self.writes: list[tuple[str, str, str, str]] = []
         super().__init__(factories or (DeploymentController, ReplicaSetController), seed=seed,
-                         admitters=(admit, *admitters))
+                         admitters=admitters)
         self.cluster.watch(self._count)
 
     def _count(self, event: WatchEvent) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubesim.cluster import AdmissionRequest, AdmissionResponse
-from kubesim_replicaset.defaults import default_deployment
+from kubesim.cluster import AdmissionRequest, AdmissionResponse, copy_tree
+from kubesim.cluster.workload_defaults import default_deployment
 from kubesim_replicaset.deployment.hashing import compute_hash
 from rs_harness import World, deployment_object, rs_object
 
@@ -15,6 +15,13 @@ DEPLOYMENT = ("apps/v1", "Deployment")
 
 LABELS = {"app": "web"}
 REVISION = "deployment.kubernetes.io/revision"
+
+
+def _defaulted(obj: dict[str, Any]) -> dict[str, Any]:
+    """A defaulted copy of a Deployment, as the API server stores it."""
+    obj = copy_tree(obj)
+    default_deployment(obj)
+    return obj
 
 
 def conditions(obj: dict[str, Any]) -> dict[str, tuple[str, str]]:
@@ -40,7 +47,7 @@ def test_sync_creates_replicaset_and_pods_stay_pending_without_a_kubelet() -> No
     d = w.create(deployment_object("foo", 1, LABELS))
     w.settle()  # asserts both waiters hold with the pod Pending
     [rs] = w.replicasets()
-    template = default_deployment(d)["spec"]["template"]
+    template = _defaulted(d)["spec"]["template"]
     pod_hash = compute_hash(template, None)
     assert rs["metadata"]["name"] == f"foo-{pod_hash}"
     assert rs["metadata"]["labels"] == {"app": "web", "pod-template-hash": pod_hash}
@@ -236,14 +243,14 @@ def test_hash_collision_bumps_collision_count() -> None:
     """getNewReplicaSet: a foreign ReplicaSet holding the name leads to collisionCount 1 and a new name."""
     w = World()
     body = deployment_object("foo", 1, LABELS)
-    taken = f"foo-{compute_hash(default_deployment(body)['spec']['template'], None)}"
+    taken = f"foo-{compute_hash(_defaulted(body)['spec']['template'], None)}"
     w.create(rs_object(taken, 0, {"other": "x"}))
     w.create(body)
     w.settle()
     d = w.get(*DEPLOYMENT, "foo")
     assert d["status"]["collisionCount"] == 1
     names = {r["metadata"]["name"] for r in w.replicasets()}
-    assert names == {taken, f"foo-{compute_hash(default_deployment(body)['spec']['template'], 1)}"}
+    assert names == {taken, f"foo-{compute_hash(_defaulted(body)['spec']['template'], 1)}"}
 
 
 class DenyReplicaSets:

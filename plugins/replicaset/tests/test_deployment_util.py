@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from kubesim.clock import format_time
+from kubesim.k8s.intorpercent import IntOrPercentError, scaled_value
 from kubesim_replicaset.deployment.annotations import (
     REVISION_ANNOTATION,
     REVISION_HISTORY_ANNOTATION,
@@ -25,7 +26,6 @@ from kubesim_replicaset.deployment.rollout import (
     new_rs_new_replicas,
     resolve_fenceposts,
 )
-from kubesim_replicaset.intorpercent import IntOrPercentError, scaled_value
 
 # TestResolveFenceposts: (maxSurge, maxUnavailable, desired, surge, unavailable, error)
 FENCEPOSTS = [

@@ -58,13 +58,26 @@ def test_with_the_kubelet_the_rolling_update_completes(tmp_path: Path) -> None:
     assert {"deployment", "replicaset", "scheduler"} <= actors
 
 
-def test_invalid_deployment_fails_the_scenario_with_the_api_servers_message(tmp_path: Path) -> None:
+def test_invalid_deployment_is_refused_before_the_run_with_the_api_servers_message(tmp_path: Path) -> None:
+    # the API server's Deployment validation is the core's: `run` refuses the input (exit 2) before step 0
     proc = run_kubesim("run", str(DATA / "invalid.yaml"), "-o", "result.json", cwd=tmp_path, plugins=("scheduler", "replicaset"))
-    assert proc.returncode == 1
-    result = proc.result
-    assert result["status"]["phase"] == "Failed"
-    assert result["status"]["message"] == (
-        'spec.operations[1] (id web, step 1): Deployment.apps "web" is invalid: '
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        f"error: {DATA / 'invalid.yaml'}: spec.operations[1].createOperation.object: Deployment.apps \"web\" is invalid: "
         "[spec.replicas: Invalid value: -1: must be greater than or equal to 0, "
-        'spec.template.metadata.labels: Invalid value: {"app":"x"}: `selector` does not match template `labels`]')
-    assert "Traceback" not in proc.stderr
+        'spec.template.metadata.labels: Invalid value: {"app":"x"}: `selector` does not match template `labels`]\n')
+    assert not (tmp_path / "result.json").exists()
+
+
+def test_a_million_replicas_stop_at_the_object_limit_with_the_result_so_far(tmp_path: Path) -> None:
+    proc = run_kubesim("run", str(DATA / "million.yaml"), "-o", "result.json", "--max-objects", "1200",
+                       cwd=tmp_path, plugins=("scheduler", "replicaset"))
+    assert proc.returncode == 1, proc.stderr
+    status = proc.result["status"]
+    assert status["phase"] == "Failed"
+    assert status["message"] == ('step 1: the cluster holds more than 1200 objects (the limit, --max-objects) '
+                                 'while controller "replicaset" still has work')
+    # created in bursts of 500 (upstream's BurstReplicas): the limit stops the third burst's run
+    created = [e for e in proc.events() if e.get("actor") == "replicaset" and "create" in e]
+    assert 700 < len(created) <= 1500
+

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 import socket
+import socketserver
+import ssl
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["LabelExtender", "closed_port_url", "serve"]
+__all__ = ["LabelExtender", "RawReply", "closed_port_url", "hang", "ok_headers", "send", "serve", "serve_raw", "trickle"]
 
 
 class LabelExtender:
@@ -108,14 +110,21 @@ def _handler(ext: LabelExtender) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def serve(ext: LabelExtender) -> Iterator[str]:
-    """Serve `ext` on 127.0.0.1 (a free port) for the duration of the block; yields its URL."""
+def serve(ext: LabelExtender, *, tls: tuple[str, str] | None = None) -> Iterator[str]:
+    """Serve `ext` on 127.0.0.1 (a free port) for the duration of the block; yields its URL.
+    With `tls` (certificate and key files) it serves HTTPS."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(ext))
     server.daemon_threads = True
+    scheme = "http"
+    if tls is not None:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(*tls)
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
+        scheme = "https"
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/scheduler"
+        yield f"{scheme}://127.0.0.1:{server.server_address[1]}/scheduler"
     finally:
         server.shutdown()
         server.server_close()
@@ -128,3 +137,94 @@ def closed_port_url() -> str:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     return f"http://127.0.0.1:{port}/scheduler"
+
+
+# ------------------------------------------------------------- raw replies
+
+#: A raw reply: given the client's socket and an event set when the server stops, it writes
+#: whatever bytes it likes (a well-formed response or not) and may wait on the event.
+RawReply = Callable[[socket.socket, threading.Event], None]
+
+
+@contextmanager
+def serve_raw(reply: RawReply, seen: list[bytes] | None = None) -> Iterator[str]:
+    """Serve `reply` on 127.0.0.1 (a free port): each connection's request is read (headers and
+    Content-Length body; its head is appended to `seen`), then `reply` answers it. Yields the
+    URL; on exit the event is set, so a reply that hangs ends."""
+    stop = threading.Event()
+
+    class Handler(socketserver.BaseRequestHandler):
+        def handle(self) -> None:
+            sock: socket.socket = self.request
+            sock.settimeout(5)
+            try:
+                head = _read_request(sock)
+                if seen is not None:
+                    seen.append(head)
+                reply(sock, stop)
+            except OSError:
+                pass  # the client gave up
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/scheduler"
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def _read_request(sock: socket.socket) -> bytes:
+    """Read one request; return its head (request line and headers)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head
+
+
+def ok_headers(length: int | None) -> bytes:
+    """A 200 response's status line and headers (Content-Length when given)."""
+    extra = f"Content-Length: {length}\r\n" if length is not None else "Connection: close\r\n"
+    return f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{extra}\r\n".encode()
+
+
+def trickle(data: bytes, every: float) -> RawReply:
+    """Send `data` one byte every `every` seconds (until the server stops)."""
+    def reply(sock: socket.socket, stop: threading.Event) -> None:
+        for i in range(len(data)):
+            sock.sendall(data[i:i + 1])
+            if stop.wait(every):
+                return
+    return reply
+
+
+def send(data: bytes, *, then_close: bool = True) -> RawReply:
+    """Send `data` at once, then close the connection (or wait until the server stops)."""
+    def reply(sock: socket.socket, stop: threading.Event) -> None:
+        sock.sendall(data)
+        if not then_close:
+            stop.wait()
+    return reply
+
+
+def hang(sock: socket.socket, stop: threading.Event) -> None:
+    """Read the request and never answer."""
+    stop.wait()

@@ -249,6 +249,11 @@ def test_decode_does_not_default() -> None:
         ("1h0m0.5s", 3600.5, "1h0m0.5s"),
         ("2us", 2e-06, "2\u00b5s"),
         ("10ns", 1e-08, "10ns"),
+        ("2562047h", 9223369200.0, "2562047h0m0s"),
+        ("0000000000000000000000001s", 1.0, "1s"),  # leading zeros never overflow
+        ("-9223372036854775808ns", -9223372036.854775808, "-2562047h47m16.854775808s"),
+        (".5s", 0.5, "500ms"),
+        ("1.s", 1.0, "1s"),
     ],
 )
 def test_go_durations(text: str, seconds: float, back: str) -> None:
@@ -264,6 +269,16 @@ def test_go_durations(text: str, seconds: float, back: str) -> None:
         ("abc", 'time: invalid duration "abc"'),
         (".s", 'time: invalid duration ".s"'),
         ("1x", 'time: unknown unit "x" in duration "1x"'),
+        # past Go's int64 nanoseconds: time.ParseDuration's overflow errors
+        ("100000000h", 'time: invalid duration "100000000h"'),
+        ("2562048h", 'time: invalid duration "2562048h"'),
+        ("9223372036854775808ns", 'time: invalid duration "9223372036854775808ns"'),
+        ("2562047h47m16.854775808s", 'time: invalid duration "2562047h47m16.854775808s"'),
+        ("99999999999999999999s", 'time: invalid duration "99999999999999999999s"'),
+        ("1" * 5000 + "s", f'time: invalid duration "{"1" * 5000}s"'),
+        # ASCII digits only; non-ASCII and control bytes quoted as Go's time.quote does
+        ("\u0661s", 'time: invalid duration "\\xd9\\xa1s"'),
+        ("1s\t", 'time: unknown unit "s\\x09" in duration "1s\\x09"'),
     ],
 )
 def test_bad_go_durations(text: str, message: str) -> None:

@@ -9,14 +9,14 @@ a chosen node among `best`.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 import conformance_data
+import yaml
 from kubesim_cli import run_kubesim
 
 API = "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1"
@@ -40,10 +40,23 @@ def through_priority_class(pod: dict[str, Any], classes: dict[int, dict[str, Any
     return {**pod, "spec": {**spec, "priorityClassName": name}}
 
 
+def with_limits(pod: dict[str, Any]) -> dict[str, Any]:
+    """The API server requires limits equal to requests for resources that cannot be overcommitted
+    (extended resources, hugepages: ValidateResourceRequirements); the scheduler reads only requests."""
+    pod = copy.deepcopy(pod)
+    for c in pod["spec"].get("containers", []) + pod["spec"].get("initContainers", []):
+        resources = c.get("resources") or {}
+        for name, q in (resources.get("requests") or {}).items():
+            native = "/" not in name or "kubernetes.io/" in name
+            if not native or name.startswith("hugepages-"):
+                resources.setdefault("limits", {}).setdefault(name, q)
+    return pod
+
+
 def scenario(case: dict[str, Any]) -> dict[str, Any]:
     classes: dict[int, dict[str, Any]] = {}
-    existing = [through_priority_class(p, classes) for p in case["existingPods"]]
-    pending = through_priority_class(case["pod"], classes)
+    existing = [through_priority_class(with_limits(p), classes) for p in case["existingPods"]]
+    pending = through_priority_class(with_limits(case["pod"]), classes)
     ops = [{"step": 0, "createOperation": {"object": c}} for _, c in sorted(classes.items())]
     ops += [{"step": 0, "createOperation": {"object": n}} for n in case["nodes"]]
     ops += [{"step": 0, "createOperation": {"object": p}} for p in existing]

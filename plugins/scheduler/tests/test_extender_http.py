@@ -14,6 +14,7 @@ import yaml
 from extender_server import LabelExtender, closed_port_url, serve
 from kubesim_cli import run_kubesim
 from kubesim_scheduler import Scheduler
+from kubesim_scheduler.config import Extender as ExtenderConfig
 from kubesim_scheduler.config import load_config
 from kubesim_scheduler.extender import Extender, build_extenders
 from kubesim_scheduler.framework import Code
@@ -114,11 +115,25 @@ def test_a_dead_extender_fails_the_attempt_unless_ignorable() -> None:
     assert a.succeeded and all(dead not in per for per in a.scores().values())
 
 
-def test_a_url_without_a_scheme() -> None:
-    a = http_scheduler(nodes3(), {"urlPrefix": "localhost:8888", "filterVerb": "filter"}).evaluate(make_pod("p"))
-    assert a.message() == 'Post "localhost:8888/filter": unsupported protocol scheme "localhost"'
-    a = http_scheduler(nodes3(), {"urlPrefix": "ftp://127.0.0.1:1", "filterVerb": "filter"}).evaluate(make_pod("p"))
-    assert a.message() == 'Post "ftp://127.0.0.1:1/filter": unsupported protocol scheme "ftp"'
+def unchecked_scheduler(nodes: list[dict[str, Any]], url_prefix: str, **fields: Any) -> Scheduler:
+    """A scheduler with an extender config that validation would refuse (as the Python API allows)."""
+    s = Scheduler(seed=3, extenders=build_extenders([ExtenderConfig(url_prefix=url_prefix, **fields)]))
+    for n in nodes:
+        s.add_node(n)
+    return s
+
+
+@pytest.mark.parametrize(("url", "message"), [
+    ("localhost:8888", 'Post "localhost:8888/filter": unsupported protocol scheme "localhost"'),
+    ("ftp://127.0.0.1:1", 'Post "ftp://127.0.0.1:1/filter": unsupported protocol scheme "ftp"'),
+    ("http://", 'Post "http:/filter": http: no Host in request URL'),
+    ("http://[::1", 'parse "http://[::1/filter": missing \']\' in host'),
+])
+def test_a_url_go_cannot_post_to(url: str, message: str) -> None:
+    """What kube-scheduler says at call time; `kubesim validate` refuses these before the run."""
+    a = unchecked_scheduler(nodes3(), url, filter_verb="filter").evaluate(make_pod("p"))
+    assert a.status is not None and a.status.code == Code.ERROR
+    assert a.message() == message
 
 
 def test_http_error_texts() -> None:

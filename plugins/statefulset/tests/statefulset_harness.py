@@ -11,7 +11,7 @@ from kubesim.cluster import WatchEvent, copy_tree
 from kubesim.controllers import ControllerFactory
 from kubesim.errors import NotFound
 from kubesim.testing import SimEnv
-from kubesim_statefulset import StatefulSetController, admit_statefulset
+from kubesim_statefulset import StatefulSetController
 from kubesim_statefulset.identity import is_running_and_ready, ordinal_of
 
 
@@ -19,7 +19,7 @@ class Sim(SimEnv):
     """The StatefulSet controller (plus `extra` controllers) on a fresh cluster."""
 
     def __init__(self, *extra: ControllerFactory) -> None:
-        super().__init__((StatefulSetController, *extra), admitters=[admit_statefulset])
+        super().__init__((StatefulSetController, *extra))
         self.log: list[WatchEvent] = []
         self.cluster.watch(self.log.append)
 

@@ -115,15 +115,17 @@ def test_two_runs_are_byte_identical(runs):
     assert runs[0] == runs[1]
 
 
-def test_an_invalid_statefulset_fails_the_scenario_with_the_api_servers_message(tmp_path):
-    code, raw, _ = run(tmp_path, "invalid.yaml", keep=("scheduler", "statefulset"))
-    assert code == 1
-    status = json.loads(raw)["status"]
-    assert status["phase"] == "Failed"
-    assert status["message"] == (
-        'spec.operations[1] (id web, step 1): StatefulSet.apps "web" is invalid: spec.template.metadata.labels: '
-        'Invalid value: {"app":"x"}: `selector` does not match template `labels`'
+def test_an_invalid_statefulset_is_refused_before_the_run_with_the_api_servers_message(tmp_path):
+    # StatefulSet validation is the core's: `run` refuses the input (exit 2) before anything runs
+    proc = run_kubesim("run", str(DATA / "invalid.yaml"), "-o", "result.json", cwd=tmp_path,
+                       plugins=("scheduler", "statefulset"))
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        f"error: {DATA / 'invalid.yaml'}: spec.operations[1].createOperation.object: StatefulSet.apps \"web\" is "
+        'invalid: spec.template.metadata.labels: Invalid value: {"app":"x"}: `selector` does not match template '
+        "`labels`\n"
     )
+    assert not (tmp_path / "result.json").exists()
 
 
 def test_without_a_kubelet_an_ordered_set_stops_at_its_first_pod(tmp_path):

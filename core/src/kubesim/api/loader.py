@@ -1,8 +1,9 @@
 """Reading Scenario files: YAML or JSON, one or more documents, or a JSON list.
 
 Every problem is reported with the file and the field path; YAML syntax errors
-with the line and column; a mapping key written twice is an error at its path. Nothing is run here: see `kubesim.api.validation` for
-the checks that need to know the installed plugins.
+with the line and column; a mapping key written twice is an error at its path. Files are
+read within kubesim.input_limits (size, type, UTF-8, nesting, YAML aliases). Nothing is run
+here: see `kubesim.api.validation` for the checks that need to know the installed plugins.
 """
 
 from __future__ import annotations
@@ -17,26 +18,36 @@ from kubesim.api.converter import structure
 from kubesim.api.scenario import Scenario
 from kubesim.duplicate_keys import DuplicateKey, DuplicateKeys, load_json, yaml_duplicate_keys
 from kubesim.errors import InvalidInput, Problem
+from kubesim.input_limits import (
+    INPUT_LIMITS,
+    MAX_DEPTH,
+    FastSafeLoader,
+    InputLimitError,
+    Limits,
+    SafeLoader,
+    composed_documents,
+    read_text,
+)
 from kubesim.json_syntax import describe as describe_json_error
 
 __all__ = ["load_documents", "load_scenarios", "parse_scenarios"]
 
 
-def load_documents(path: str | Path) -> list[Any]:
-    """Parse a YAML/JSON file into its documents (a top-level JSON list counts as several)."""
+def load_documents(path: str | Path, limits: Limits = INPUT_LIMITS) -> list[Any]:
+    """Parse a YAML/JSON file into its documents (a top-level JSON list counts as several),
+    within `limits` (size and nesting)."""
     p = Path(path)
     name = str(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_text(p, max_bytes=limits.max_bytes)
+        if p.suffix == ".json":
+            docs = [load_json(text, limits.max_depth)]
+        else:
+            docs = _load_yaml(text, name, limits.max_depth)
     except OSError as exc:
         raise InvalidInput([Problem("", f"cannot read file: {exc.strerror}", name)]) from None
-    except UnicodeDecodeError:
-        raise InvalidInput([Problem("", "not a UTF-8 text file", name)]) from None
-    try:
-        if p.suffix == ".json":
-            docs = [load_json(text)]
-        else:
-            docs = _load_yaml(text, name)
+    except InputLimitError as exc:
+        raise InvalidInput([Problem("", str(exc), name)]) from None
     except DuplicateKeys as exc:
         raise InvalidInput([d.problem(name) for d in exc.duplicates]) from None
     except json.JSONDecodeError as exc:
@@ -57,10 +68,12 @@ def load_documents(path: str | Path) -> list[Any]:
     return out
 
 
-_FAST_LOADER = getattr(yaml, "CSafeLoader", None)  # libyaml, when PyYAML was built with it
 
 
-def _load_yaml(text: str, name: str) -> list[Any]:
+_FAST_LOADER = FastSafeLoader  # libyaml, when PyYAML was built with it
+
+
+def _load_yaml(text: str, name: str, max_depth: int = MAX_DEPTH) -> list[Any]:
     """yaml.safe_load_all, with libyaml when available (~20x faster on a large scenario);
     InvalidInput naming the file `name` and the path of each duplicate key.
 
@@ -69,10 +82,10 @@ def _load_yaml(text: str, name: str) -> list[Any]:
     """
     if _FAST_LOADER is not None:
         try:
-            return _load_nodes(text, _FAST_LOADER, name)
+            return _load_nodes(text, _FAST_LOADER, name, max_depth)
         except yaml.YAMLError:
             pass
-    return _load_nodes(text, yaml.SafeLoader, name)
+    return _load_nodes(text, SafeLoader, name, max_depth)
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -85,7 +98,7 @@ class _Unusual(Exception):
     the duplicate-key check (a key seen twice)."""
 
 
-def _load_nodes(text: str, loader_class: Any, name: str) -> list[Any]:
+def _load_nodes(text: str, loader_class: Any, name: str, max_depth: int = MAX_DEPTH) -> list[Any]:
     """The non-empty documents composed by `loader_class`; plain maps, lists and strings built
     in one recursion, other scalars and unusual documents by PyYAML's SafeConstructor (same
     results, half the time on a large scenario)."""
@@ -93,8 +106,7 @@ def _load_nodes(text: str, loader_class: Any, name: str) -> list[Any]:
     try:
         docs: list[Any] = []
         duplicates: list[tuple[int, DuplicateKey]] = []
-        while loader.check_node():
-            node = loader.get_node()
+        for node in composed_documents(loader, text, max_depth):
             try:
                 data = _construct(node, loader, set())
             except _Unusual:

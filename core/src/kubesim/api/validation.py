@@ -16,8 +16,10 @@ import yaml
 
 from kubesim.api.operations import ScenarioOperation
 from kubesim.api.scenario import API_VERSION, KIND, Scenario
+from kubesim.apiextensions import FIELD_VALIDATIONS, field_validation_error
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import Problem
+from kubesim.input_limits import InputLimitError
 
 __all__ = [
     "MAX_STEP",
@@ -57,7 +59,7 @@ def parse_patch(text: str, patch_type: str) -> Any:
     written twice is an error (DuplicateKeys, a ValueError naming its path in the body)."""
     try:
         body = load_json(text)
-    except DuplicateKeys:
+    except (DuplicateKeys, InputLimitError):
         raise
     except ValueError:
         try:
@@ -77,13 +79,15 @@ def parse_patch(text: str, patch_type: str) -> Any:
 
 def _crd_scope(obj: dict[str, Any]) -> dict[tuple[str, str], bool]:
     """Kinds a CustomResourceDefinition object registers: (apiVersion, kind) -> namespaced."""
-    spec = obj.get("spec") or {}
-    group = spec.get("group", "")
-    kind = (spec.get("names") or {}).get("kind", "")
+    spec = obj.get("spec")
+    names = spec.get("names") if isinstance(spec, dict) else None
+    if not (isinstance(spec, dict) and isinstance(names, dict) and isinstance(spec.get("versions"), list)):
+        return {}  # an invalid CRD: the API server's validation (precheck) says why
+    group, kind = spec.get("group", ""), names.get("kind", "")
     namespaced = spec.get("scope", "Namespaced") == "Namespaced"
     return {
         (f"{group}/{v.get('name')}", kind): namespaced
-        for v in spec.get("versions") or []
+        for v in spec["versions"]
         if isinstance(v, dict)
     }
 
@@ -198,6 +202,14 @@ def _check_operation(
     allow_unknown_targets: bool,
     bad: Callable[[str, str], None],
 ) -> None:
+    create_options = op.create_operation.create_options if op.create_operation else None
+    patch_options = op.patch_operation.patch_options if op.patch_operation else None
+    for field, options in (("createOperation.createOptions", create_options),
+                           ("patchOperation.patchOptions", patch_options)):
+        value = options.field_validation if options else None
+        if value is not None and value not in FIELD_VALIDATIONS:
+            error = field_validation_error(value)
+            bad(f"{path}.{field}.{error.field}", str(error).split(": ", 1)[1])
     if op.create_operation is not None:
         obj = op.create_operation.object
         opath = f"{path}.createOperation.object"

@@ -27,12 +27,14 @@ from rich.table import Table as RichTable
 
 from kubesim.api import Scenario, ScenarioPhase, unstructure
 from kubesim.api.loader import load_documents
+from kubesim.input_limits import RESULT_LIMITS
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
 from kubesim.cli.report import EXIT_FAILED, EXIT_INVALID, fail, invalid
 from kubesim.cli.validate import load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
+from kubesim.controllers.settle import MAX_OBJECTS, SettleLimits
 from kubesim.errors import InvalidInput
 from kubesim.plugins import Hooks
 from kubesim.results import AggregatorError, ResultTables, analyze, is_result_document, parse_results
@@ -97,7 +99,7 @@ def _load_pair(files: Sequence[str], scenario: str | None) -> list[Scenario] | N
         docs_per_file = []
         for f in files:
             try:
-                docs_per_file.append(load_documents(f))
+                docs_per_file.append(load_documents(f, RESULT_LIMITS))
             except InvalidInput as exc:
                 invalid(exc)
         if len(files) == 1:
@@ -233,10 +235,13 @@ def compare_command(hooks: Hooks) -> click.Command:
                   show_default=True, help="Simulated time of step 0.")
     @click.option("--allow-unknown-targets", is_flag=True,
                   help="Allow patch/delete of objects no earlier operation creates.")
+    @click.option("--max-objects", type=click.IntRange(min=1), default=MAX_OBJECTS, show_default=True,
+                  help="Fail a run whose cluster grows past this many objects.")
     @click.option("-v", "--verbose", count=True, help="Log the runs (info; -vv for debug); warnings only by default.")
     def compare_cmd(files: tuple[str, ...], as_json: bool, output: str | None, fail_if_worse: tuple[str, ...],
                     rows: int, scenario: str | None, keep_results: str | None, seed: int,
-                    step_duration: timedelta, start_time: datetime, allow_unknown_targets: bool, verbose: int,
+                    step_duration: timedelta, start_time: datetime, allow_unknown_targets: bool,
+                    max_objects: int, verbose: int,
                     **plugin_values: Any) -> None:
         """Compare run B against run A: FILES is one scenario (run twice) or two result files.
 
@@ -259,7 +264,8 @@ def compare_command(hooks: Hooks) -> click.Command:
         else:
             paired = {name: (pairable[name], tuple(v)) for name, v in plugin_values.items() if name in pairable}
             common = {"seed": seed, "step_duration": step_duration, "start_time": start_time,
-                      "allow_unknown_targets": allow_unknown_targets}
+                      "allow_unknown_targets": allow_unknown_targets,
+                      "settle_limits": SettleLimits(max_objects=max_objects)}
             shared = {name: v for name, v in plugin_values.items() if name not in pairable}
             runs, labels = _run_both(files, hooks, paired, shared, common, scenario, keep_results)
             failed = any(r.status.phase == ScenarioPhase.FAILED for r in runs)

@@ -2,7 +2,7 @@
 
 Exit codes: 0 when every scenario ended Succeeded or Paused, 1 when one Failed (its
 result is still written) or an output could not be written, 2 for invalid input (nothing
-is run), 130 when interrupted (SIGINT; what was computed is written).
+is run), 130 when interrupted by SIGINT and 143 by SIGTERM (what was computed is written).
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from kubesim.cli.params import DURATION, TIME
 from kubesim.cli.report import report_command
 from kubesim.cli.validate import load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
+from kubesim.controllers.settle import MAX_OBJECTS, SettleLimits
 from kubesim.errors import InvalidInput
+from kubesim.interrupts import exit_code, signal_name
 from kubesim.plugins import Hooks, PluginError, load_plugins
 from kubesim.scenario import UPDATE_STRATEGIES, EngineOptions, ScenarioRun, Simulator
 from kubesim.scenario import gate as builtin_gate
@@ -131,10 +133,12 @@ def build_cli(hooks: Hooks) -> click.Group:
     @click.option("--start-time", type=TIME, default=DEFAULT_EPOCH.strftime("%Y-%m-%dT%H:%M:%SZ"), show_default=True, help="Simulated time of step 0.")
     @click.option("--update-results-strategy", type=click.Choice(UPDATE_STRATEGIES), envvar="UPDATE_SCENARIO_RESULTS_STRATEGY", default="AtMovingNextStep", show_default=True, help="When the in-cluster Scenario's status.scenarioResult is updated.")
     @click.option("--allow-unknown-targets", is_flag=True, help="Allow patch/delete of objects no earlier operation creates (controllers may create them).")
+    @click.option("--max-objects", type=click.IntRange(min=1), default=MAX_OBJECTS, show_default=True, help="Fail a scenario whose cluster grows past this many objects.")
     @_verbose_options
     def run(files: tuple[str, ...], output: str | None, export_cluster: str | None, seed: int,
             step_duration: timedelta, start_time: datetime, update_results_strategy: str,
-            allow_unknown_targets: bool, verbose: int, quiet: int, **plugin_options: Any) -> None:
+            allow_unknown_targets: bool, max_objects: int, verbose: int, quiet: int,
+            **plugin_options: Any) -> None:
         """Run the scenarios in FILES (YAML or JSON, several documents each) one after another."""
         verbosity = _verbosity(verbose, quiet)
         configure_logging(verbosity)
@@ -142,13 +146,15 @@ def build_cli(hooks: Hooks) -> click.Group:
             scenarios = load_and_validate(files, hooks, allow_unknown_targets=allow_unknown_targets)
             options = EngineOptions(seed=seed, step_duration=step_duration, start_time=start_time,
                                     update_strategy=update_results_strategy,
-                                    allow_unknown_targets=allow_unknown_targets, plugin_options=plugin_options)
+                                    allow_unknown_targets=allow_unknown_targets,
+                                    settle_limits=SettleLimits(max_objects=max_objects),
+                                    plugin_options=plugin_options)
         except InvalidInput as exc:
             _fail_invalid(exc)
         _check_outputs(**{"--output": output, "--export-cluster": export_cluster})
         show_progress = _stderr.is_terminal and verbosity >= 0
         simulator = Simulator(hooks, options)
-        interrupted = False
+        interrupted: KeyboardInterrupt | None = None
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                       console=_stderr, transient=True, disable=not show_progress) as progress:
             task = progress.add_task("starting", total=None)
@@ -162,8 +168,8 @@ def build_cli(hooks: Hooks) -> click.Group:
             simulator.progress = on_step
             try:
                 simulator.run(scenarios)
-            except KeyboardInterrupt:
-                interrupted = True
+            except KeyboardInterrupt as exc:
+                interrupted = exc
         results = [run.scenario for run in simulator.runs]
         written = True
         if output and simulator.runs:
@@ -173,9 +179,9 @@ def build_cli(hooks: Hooks) -> click.Group:
             written = _write_output(export_cluster, lambda: _cluster_listing(simulator.runs, export_cluster)) and written
         if verbosity >= 0 and results:
             _stderr.print(_summary(results))
-        if interrupted:
-            click.echo("error: interrupted", err=True)
-            sys.exit(EXIT_INTERRUPTED)
+        if interrupted is not None:
+            click.echo(f"error: interrupted ({signal_name(interrupted)})", err=True)
+            sys.exit(exit_code(interrupted))
         if not written or any(s.status.phase == ScenarioPhase.FAILED for s in results):
             sys.exit(EXIT_FAILED)
 
@@ -186,8 +192,9 @@ def build_cli(hooks: Hooks) -> click.Group:
     @click.argument("files", nargs=-1, required=True)
     @click.option("--allow-unknown-targets", is_flag=True, help="Allow patch/delete of objects no earlier operation creates.")
     @_verbose_options
-    def validate(files: tuple[str, ...], allow_unknown_targets: bool, verbose: int, quiet: int) -> None:
-        """Check scenario FILES without running them."""
+    def validate(files: tuple[str, ...], allow_unknown_targets: bool, verbose: int, quiet: int,
+                 **plugin_options: Any) -> None:
+        """Check scenario FILES (and the plugins' `run` options given, e.g. --scheduler-config) without running them."""
         configure_logging(_verbosity(verbose, quiet))
         try:
             scenarios = load_and_validate(files, hooks, allow_unknown_targets=allow_unknown_targets)
@@ -196,6 +203,9 @@ def build_cli(hooks: Hooks) -> click.Group:
         if quiet == 0:
             for s in scenarios:
                 click.echo(f"{s.name}: valid ({len(s.spec.operations)} operations)")
+
+    for option in hooks.run_options():  # their callbacks check them as `run` would
+        validate.params.append(option)
 
     @cli.command()
     @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
@@ -235,8 +245,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                                      standalone_mode=False)
         if isinstance(code, int) and code:  # ctx.exit(n) returns n when click does not exit itself
             sys.exit(code)
-    except (KeyboardInterrupt, click.exceptions.Abort):  # click turns SIGINT into Abort
-        click.echo("error: interrupted", err=True)
+    except KeyboardInterrupt as exc:
+        click.echo(f"error: interrupted ({signal_name(exc)})", err=True)
+        sys.exit(exit_code(exc))
+    except click.exceptions.Abort:  # click turns SIGINT during a prompt into Abort
+        click.echo("error: interrupted (SIGINT)", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except click.exceptions.ClickException as exc:
         exc.show()

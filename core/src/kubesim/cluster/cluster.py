@@ -30,9 +30,12 @@ from typing import Any
 
 import structlog
 
+from kubesim.apiextensions import FIELD_VALIDATIONS, field_validation_error
 from kubesim.clock import Clock
-from kubesim.errors import BadRequest
+from kubesim.errors import ApiError, BadRequest
+from kubesim.k8s.decoding import delete_options_message
 from kubesim.k8s.selectors import FieldSelector, LabelSelector
+from kubesim.k8s.validation import invalid, invalid_error
 
 from .admission import Admitter
 from .events import WatchHandler
@@ -131,15 +134,25 @@ class Cluster:
 
     # --- writes ---------------------------------------------------------------------
 
-    def create(self, obj: dict[str, Any], *, actor: str = "scenario", copy: bool = True) -> dict[str, Any]:
+    def create(
+        self,
+        obj: dict[str, Any],
+        *,
+        actor: str = "scenario",
+        copy: bool = True,
+        field_validation: str = "Strict",
+    ) -> dict[str, Any]:
         """Create an object (POST); returns the stored object as a copy.
 
         copy=False: `obj` is handed over (stored, possibly after defaulting, without a copy)
         and the stored object itself is returned; never mutate either afterwards.
+        field_validation (Strict, Warn, Ignore): what undeclared fields of a custom resource get.
         """
+        _check_field_validation("CreateOptions", field_validation)
         with self._api_call():
             rt = _type_of(self.registry, obj)
-            created = self._writes.create(rt, copy_tree(obj) if copy else obj, actor)
+            created = self._writes.create(rt, copy_tree(obj) if copy else obj, actor,
+                                          field_validation=field_validation)
         return copy_tree(created) if copy else created
 
     def update(
@@ -149,15 +162,17 @@ class Cluster:
         actor: str = "scenario",
         subresource: str | None = None,
         copy: bool = True,
+        field_validation: str = "Strict",
     ) -> dict[str, Any]:
         """Replace an object (PUT); Conflict when metadata.resourceVersion is set and stale.
 
         copy=False: as for create(), `obj` is handed over and the stored object returned.
         """
+        _check_field_validation("UpdateOptions", field_validation)
         with self._api_call():
             rt = _type_of(self.registry, obj)
             new = copy_tree(obj) if copy else obj
-            meta = checked_metadata(new)
+            meta = checked_metadata(rt, new)
             key = self._writes.key(rt, meta.get("namespace"), _name(meta))
             stored = self._store.get(rt, key)
             if stored is not None and (stored is obj or stored["metadata"] is obj.get("metadata")):
@@ -167,7 +182,7 @@ class Cluster:
                 )
             if rt.namespaced:
                 meta["namespace"] = key[0]
-            updated = self._writes.update(rt, key, new, actor, subresource)
+            updated = self._writes.update(rt, key, new, actor, subresource, field_validation)
         return copy_tree(updated) if copy else updated
 
     def patch(
@@ -181,8 +196,10 @@ class Cluster:
         namespace: str | None = None,
         actor: str = "scenario",
         subresource: str | None = None,
+        field_validation: str = "Strict",
     ) -> dict[str, Any]:
         """Patch an object (merge, JSON or strategic merge patch; long or short type names)."""
+        _check_field_validation("PatchOptions", field_validation)
         with self._api_call():
             rt = self.registry.lookup(api_version, kind)
             content_type = patch_kind(patch_type, self.registry.is_builtin(rt))
@@ -190,7 +207,7 @@ class Cluster:
             old = self._writes.existing(rt, key)
             schema = schema_for(rt.group, rt.kind)
             new = apply_patch(copy_tree(old), patch, content_type, schema)
-            meta = checked_metadata(new)
+            meta = checked_metadata(rt, new)
             if meta.get("name") != key[1]:
                 raise BadRequest(
                     f"the name of the object ({meta.get('name', '')}) does not match the name on "
@@ -201,8 +218,9 @@ class Cluster:
                     f"the namespace of the object ({meta.get('namespace', '')}) does not match the "
                     f"namespace on the request ({key[0]})"
                 )
+            _check_type_unchanged(self.registry, rt, new, key[1])
             new["apiVersion"], new["kind"] = old["apiVersion"], old["kind"]
-            updated = self._writes.update(rt, key, new, actor, subresource)
+            updated = self._writes.update(rt, key, new, actor, subresource, field_validation)
         return copy_tree(updated)
 
     def delete(
@@ -222,6 +240,10 @@ class Cluster:
                 f'propagationPolicy: Unsupported value: "{propagation_policy}": supported values: '
                 + ", ".join(f'"{p}"' for p in POLICIES)
             )
+        if grace_period_seconds is not None and (message := delete_options_message(
+            {"gracePeriodSeconds": grace_period_seconds}
+        )):
+            raise BadRequest(message)
         if grace_period_seconds is not None and grace_period_seconds < 0:
             raise BadRequest(f"gracePeriodSeconds: Invalid value: {grace_period_seconds}: must be >= 0")
         with self._api_call():
@@ -278,6 +300,26 @@ def _type_of(registry: ResourceRegistry, obj: Any) -> ResourceType:
     if not isinstance(api_version, str) or not api_version:
         raise BadRequest(f"Object 'apiVersion' is missing in '{_short_json(obj)}'")
     return registry.lookup(api_version, kind)
+
+
+def _check_field_validation(options: str, value: str) -> None:
+    """ValidateFieldValidation (apimachinery meta/v1/validation): Ignore, Strict or Warn."""
+    if value not in FIELD_VALIDATIONS:
+        raise invalid_error(f"{options}.meta.k8s.io", "", [field_validation_error(value)])
+
+
+def _check_type_unchanged(registry: ResourceRegistry, rt: ResourceType, new: dict[str, Any], name: str) -> None:
+    """A patch may not turn the object into another kind (an apiVersion of the same kind is fine).
+
+    Upstream fails to decode such a patched object into the stored type; kubesim names the field.
+    """
+    try:
+        same = registry.lookup(str(new.get("apiVersion", "")), str(new.get("kind", ""))) is rt
+    except ApiError:
+        same = False
+    if not same:
+        field = "kind" if new.get("kind") != rt.kind else "apiVersion"
+        raise invalid_error(rt.group_kind, name, [invalid(field, new.get(field), "field is immutable")])
 
 
 def _name(meta: dict[str, Any]) -> str:

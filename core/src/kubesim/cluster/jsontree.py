@@ -12,6 +12,7 @@ import yaml
 
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import BadRequest
+from kubesim.input_limits import InputLimitError, SafeLoader
 
 __all__ = ["JSONObject", "copy_tree", "load_document"]
 
@@ -41,7 +42,7 @@ def _copy(value: Any) -> Any:
     return value
 
 
-class _Loader(yaml.SafeLoader):  # type: ignore[misc]
+class _Loader(SafeLoader):
     """YAML 1.1 safe loader that keeps timestamps as strings, as JSON decoding would."""
 
 
@@ -54,8 +55,8 @@ _Loader.yaml_implicit_resolvers = {
 def load_document(text: str | bytes) -> Any:
     """Parse a JSON or YAML document (JSON first: it is the fast, common case).
 
-    Raises BadRequest with the parser's message when the text is neither, or naming the
-    path of a key written twice.
+    Raises BadRequest with the parser's message when the text is neither, naming the
+    path of a key written twice, or the limit (nesting, YAML aliases) it goes beyond.
     """
     if isinstance(text, bytes):
         text = text.decode("utf-8")
@@ -63,11 +64,13 @@ def load_document(text: str | bytes) -> Any:
         return load_json(text)
     except DuplicateKeys as exc:  # the API server's strict decoding: "duplicate field"
         raise BadRequest(f"invalid document: {exc}") from None
+    except InputLimitError as exc:
+        raise BadRequest(f"invalid document: {exc}") from None
     except ValueError:
         pass
     try:
         return load_yaml(text, _Loader)
-    except DuplicateKeys as exc:
+    except (DuplicateKeys, InputLimitError) as exc:
         raise BadRequest(f"invalid document: {exc}") from None
     except yaml.YAMLError as exc:
         raise BadRequest(f"invalid JSON or YAML document: {exc}") from None

@@ -1,9 +1,8 @@
-"""What the API server does to pods on write: defaulting, QoS class, initial status, validation.
+"""What the API server does to pods on write: defaulting, QoS class, initial status.
 
 Defaults follow k8s.io/kubernetes pkg/apis/core/v1/defaults.go (SetDefaults_Pod,
 SetDefaults_PodSpec, SetDefaults_ContainerPort); the QoS class follows
-pkg/apis/core/v1/helper/qos (ComputePodQOS); validation is the part of
-pkg/apis/core/validation that the scheduler depends on (containers and their resources).
+pkg/apis/core/v1/helper/qos (ComputePodQOS). Validation is in kubesim.cluster.validation.podspec.
 """
 
 from __future__ import annotations
@@ -12,9 +11,8 @@ from decimal import Decimal
 from typing import Any
 
 from kubesim.k8s.quantity import parse_quantity
-from kubesim.k8s.validation import FieldError, duplicate, invalid, is_dns1123_label, required
 
-__all__ = ["default_pod", "initial_pod_status", "pod_qos_class", "validate_pod"]
+__all__ = ["default_pod", "initial_pod_status", "pod_qos_class"]
 
 _CONTAINER_LISTS = ("initContainers", "containers")
 _QOS_RESOURCES = ("cpu", "memory")
@@ -34,7 +32,8 @@ def default_pod(pod: dict[str, Any]) -> None:
     if not spec.get("dnsPolicy"):
         spec["dnsPolicy"] = "ClusterFirst"
     for field in _CONTAINER_LISTS:
-        for c in spec.get(field) or ():
+        containers = spec.get(field)
+        for c in containers if type(containers) is list else ():
             if type(c) is not dict:
                 continue
             resources = c.get("resources")
@@ -101,71 +100,3 @@ def _positive(q: Any) -> Decimal | None:
 def initial_pod_status(pod: dict[str, Any]) -> dict[str, Any]:
     """The status a new pod starts with (podStrategy.PrepareForCreate)."""
     return {"phase": "Pending", "qosClass": pod_qos_class(pod)}
-
-
-def validate_pod(pod: dict[str, Any]) -> list[FieldError]:
-    """Problems with a pod's spec: containers present, named, unique, valid resources."""
-    spec = pod.get("spec")
-    if type(spec) is not dict:
-        return [required("spec")]
-    errs: list[FieldError] = []
-    if not spec.get("containers"):
-        errs.append(required("spec.containers"))
-    names: set[str] = set()
-    for field in _CONTAINER_LISTS:
-        containers = spec.get(field) or []
-        if type(containers) is not list:
-            errs.append(invalid(f"spec.{field}", containers, "must be a list of containers"))
-            continue
-        for i, c in enumerate(containers):
-            path = f"spec.{field}[{i}]"
-            if type(c) is not dict:
-                errs.append(invalid(path, c, "must be a container object"))
-                continue
-            name = c.get("name")
-            if not name:
-                errs.append(required(f"{path}.name"))
-            elif type(name) is not str:
-                errs.append(invalid(f"{path}.name", name, "must be a string"))
-            else:
-                errs.extend(invalid(f"{path}.name", name, m) for m in is_dns1123_label(name))
-                if name in names:
-                    errs.append(duplicate(f"{path}.name", name))
-                names.add(name)
-            errs.extend(_validate_resources(c.get("resources"), f"{path}.resources"))
-    return errs
-
-
-def _validate_resources(resources: Any, path: str) -> list[FieldError]:
-    if resources is None:
-        return []
-    if type(resources) is not dict:
-        return [invalid(path, resources, "must be an object")]
-    errs: list[FieldError] = []
-    parsed: dict[str, dict[str, Decimal]] = {}
-    for part in ("limits", "requests"):
-        values = resources.get(part) or {}
-        if type(values) is not dict:
-            errs.append(invalid(f"{path}.{part}", values, "must be a map of resource names to quantities"))
-            continue
-        parsed[part] = {}
-        for name, q in values.items():
-            try:
-                value = parse_quantity(q)
-            except ValueError:
-                errs.append(invalid(f"{path}.{part}[{name}]", q, "must be a valid resource quantity"))
-                continue
-            if value < 0:
-                errs.append(invalid(f"{path}.{part}[{name}]", q, "must be greater than or equal to 0"))
-            parsed[part][name] = value
-    limits, requests = parsed.get("limits", {}), parsed.get("requests", {})
-    for name, value in requests.items():
-        if name in limits and value > limits[name]:
-            errs.append(
-                invalid(
-                    f"{path}.requests[{name}]",
-                    resources["requests"][name],
-                    f"must be less than or equal to {name} limit of {resources['limits'][name]}",
-                )
-            )
-    return errs

@@ -9,30 +9,46 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubesim.errors import BadRequest
+from kubesim.k8s.decoding import decoding_message, metadata_decoding_message
 from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
 
 from .jsontree import copy_tree
 from .registry import ResourceRegistry
-from .strategies import apply_defaults, validate_kind
+from .strategies import apply_defaults, prepare_for_validation, validate_kind
 
 __all__ = ["check_new_object"]
 
 _PLACEHOLDER_SUFFIX = "zzzzz"  # stands in for the 5 characters generateName adds
+_PLACEHOLDER_UID = "00000000-0000-0000-0000-000000000000"  # the uid the create would assign
 
 
-def check_new_object(registry: ResourceRegistry, obj: dict[str, Any]) -> str | None:
-    """The Invalid (422) message creating `obj` would get, or None when it passes.
+def check_new_object(
+    registry: ResourceRegistry, obj: dict[str, Any], field_validation: str = "Strict"
+) -> str | None:
+    """The BadRequest (400, decoding) or Invalid (422) message creating `obj` would get, or None.
 
     Raises NotFound when the kind is not registered.
     """
     rt = registry.lookup(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
     candidate = copy_tree(obj)
+    if registry.is_builtin(rt):
+        decoding = decoding_message(rt.group, rt.version, rt.kind, candidate, strict=field_validation == "Strict")
+    else:
+        decoding = metadata_decoding_message(rt.version, rt.kind, candidate)
+    if decoding is not None:
+        return decoding
     meta = candidate.get("metadata")
     if not isinstance(meta, dict):
         meta = candidate["metadata"] = {}
     if not meta.get("name") and isinstance(meta.get("generateName"), str) and meta["generateName"]:
         meta["name"] = meta["generateName"] + _PLACEHOLDER_SUFFIX
-    apply_defaults(rt, candidate)
+    try:
+        apply_defaults(rt, candidate, field_validation)
+    except BadRequest as exc:  # a custom resource with fields its schema does not declare
+        return exc.message
+    meta["uid"] = _PLACEHOLDER_UID
+    prepare_for_validation(rt, candidate)
     errors = validate_object_meta(meta, name_check_for(rt.group, rt.kind))
     errors.extend(validate_kind(rt, candidate))
     if not errors:

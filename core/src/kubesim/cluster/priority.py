@@ -14,6 +14,7 @@ from kubesim.errors import Forbidden
 
 __all__ = [
     "DEFAULT_PREEMPTION_POLICY",
+    "HIGHEST_USER_DEFINABLE_PRIORITY",
     "SYSTEM_PRIORITY_CLASSES",
     "admit_pod_priority",
     "default_priority_class",
@@ -106,18 +107,12 @@ def default_priority_class(pc: dict[str, Any]) -> None:
 
 
 def validate_priority_class(pc: dict[str, Any], classes: Iterable[dict[str, Any]], creating: bool) -> None:
-    """Reject user classes above the user limit and a second globalDefault class (Forbidden)."""
+    """Reject a second globalDefault class (Forbidden), as the Priority admission plugin does.
+
+    The class's own fields (value range, system names, preemptionPolicy) are checked by
+    kubesim.cluster.validation.scheduling with the other per-kind validation.
+    """
     name = str((pc.get("metadata") or {}).get("name", ""))
-    value = pc.get("value", 0)
-    if (
-        name not in SYSTEM_PRIORITY_CLASSES
-        and isinstance(value, int)
-        and value > HIGHEST_USER_DEFINABLE_PRIORITY
-    ):
-        raise Forbidden(
-            f'priorityclasses.scheduling.k8s.io "{name}" is forbidden: maximum allowed value of a '
-            f"user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}"
-        )
     if pc.get("globalDefault"):
         default = _global_default(classes)
         if default is not None:

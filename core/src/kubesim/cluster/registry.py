@@ -11,10 +11,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
+import structlog
 
+from kubesim.apiextensions import CustomResourceSchemas, check_definition
 from kubesim.errors import NotFound
-from kubesim.k8s.validation import FieldError, invalid, invalid_error, is_dns1123_label, is_dns1123_subdomain, required
-
+from kubesim.k8s.validation import invalid, invalid_error
 
 __all__ = [
     "BUILTIN_TYPES",
@@ -24,6 +25,8 @@ __all__ = [
     "crd_group_kind",
     "crd_resource_type",
 ]
+
+log = structlog.get_logger(__name__)
 
 
 @attrs.frozen(cache_hash=True)
@@ -36,6 +39,8 @@ class ResourceType:
     plural: str
     namespaced: bool
     status_subresource: bool
+    custom: CustomResourceSchemas | None = attrs.field(default=None, eq=False, repr=False)
+    """A CRD's schemas: how its objects are pruned, defaulted and validated (None: built-in)."""
 
     @property
     def api_version(self) -> str:
@@ -155,6 +160,10 @@ class ResourceRegistry:
                 name,
                 [invalid("spec.names.kind", rt.kind, f"{rt.kind}.{rt.group} is a built-in kind")],
             )
+        new = self._by_group_kind.get((rt.group, rt.kind)) is None
+        if new and rt.custom is not None and rt.custom.uses_cel():
+            name = str((crd.get("metadata") or {}).get("name", ""))
+            log.warning("x-kubernetes-validations (CEL) rules are not evaluated by kubesim", crd=name)
         self._add(rt, served)
         return rt
 
@@ -171,67 +180,20 @@ class ResourceRegistry:
 def crd_resource_type(crd: Mapping[str, Any]) -> tuple[ResourceType, list[str]]:
     """Validate a CRD and return the ResourceType of its storage version and its served versions."""
     meta: Mapping[str, Any] = crd["metadata"] if isinstance(crd.get("metadata"), Mapping) else {}
-    name = str(meta.get("name") or "")
-    spec = crd.get("spec")
-    if not isinstance(spec, Mapping):
-        raise invalid_error(CRD_TYPE.group_kind, name, [required("spec")])
-    errs: list[FieldError] = []
-    group = spec.get("group")
-    names: Mapping[str, Any] = spec["names"] if isinstance(spec.get("names"), Mapping) else {}
-    kind, plural = names.get("kind"), names.get("plural")
-    scope = spec.get("scope")
-    if not isinstance(group, str) or not group:
-        errs.append(required("spec.group"))
-    elif is_dns1123_subdomain(group) or "." not in group:
-        errs.append(invalid("spec.group", group, "should be a domain with at least one dot"))
-    if not isinstance(kind, str) or not kind:
-        errs.append(required("spec.names.kind"))
-    if not isinstance(plural, str) or not plural:
-        errs.append(required("spec.names.plural"))
-    elif is_dns1123_label(plural):
-        errs.append(invalid("spec.names.plural", plural, "; ".join(is_dns1123_label(plural))))
-    if scope not in ("Namespaced", "Cluster"):
-        errs.append(
-            FieldError("Unsupported value", "spec.scope", scope, 'supported values: "Cluster", "Namespaced"')
-        )
-    versions = spec.get("versions")
-    served: list[str] = []
-    storage: list[Mapping[str, Any]] = []
-    if not isinstance(versions, list) or not versions:
-        errs.append(required("spec.versions", "must have exactly one version marked as storage version"))
-    else:
-        for i, v in enumerate(versions):
-            if not isinstance(v, Mapping) or not isinstance(v.get("name"), str) or not v.get("name"):
-                errs.append(required(f"spec.versions[{i}].name"))
-                continue
-            if v.get("served"):
-                served.append(v["name"])
-            if v.get("storage"):
-                storage.append(v)
-        if len(storage) != 1:
-            errs.append(
-                invalid(
-                    "spec.versions",
-                    [v.get("name") for v in storage] if storage else None,
-                    "must have exactly one version marked as storage version",
-                )
-            )
-        if not served:
-            errs.append(invalid("spec.versions", None, "must have at least one served version"))
-    if isinstance(group, str) and isinstance(plural, str) and name and name != f"{plural}.{group}":
-        errs.append(invalid("metadata.name", name, 'must be spec.names.plural+"."+spec.group'))
-    if errs:
-        raise invalid_error(CRD_TYPE.group_kind, name, errs)
-    stored = storage[0]
-    subresources = stored.get("subresources") or {}
-    has_status = isinstance(subresources, Mapping) and "status" in subresources
+    checked, errs = check_definition(crd)
+    if checked is None:
+        raise invalid_error(CRD_TYPE.group_kind, str(meta.get("name") or ""), errs)
+    custom = CustomResourceSchemas(checked.kind, checked.storage_version, checked.schemas)
     rt = ResourceType(
-        str(group), str(stored["name"]), str(kind), str(plural), scope == "Namespaced", has_status
+        checked.group, checked.storage_version, checked.kind, checked.plural, checked.namespaced,
+        checked.status_subresource, custom,
     )
-    return rt, served
+    return rt, list(checked.served_versions)
 
 
 def crd_group_kind(crd: Mapping[str, Any]) -> tuple[str, str]:
     """(group, kind) named by a CRD object, without validating it."""
-    spec = crd.get("spec") or {}
-    return str(spec.get("group", "")), str((spec.get("names") or {}).get("kind", ""))
+    spec = crd.get("spec")
+    spec = spec if isinstance(spec, Mapping) else {}
+    names = spec.get("names")
+    return str(spec.get("group", "")), str((names if isinstance(names, Mapping) else {}).get("kind", ""))

@@ -19,6 +19,7 @@ import attrs
 from kubesim.clock import Clock, format_time
 from kubesim.errors import AlreadyExists, BadRequest, Conflict, NotFound
 from kubesim.k8s.conditions import update_pod_condition
+from kubesim.k8s.decoding import decode_error, metadata_decoding_message
 from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
 
 from . import priority, strategies
@@ -40,7 +41,8 @@ from .store import Key, ObjectStore, owner_uids
 
 __all__ = ["GenericStore", "checked_metadata"]
 
-_SYSTEM_FIELDS = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation")
+_SYSTEM_FIELDS = ("creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation")
+"""Reset from the stored object on update (rest.BeforeUpdate); a uid is kept only when absent."""
 _NO_RESOURCE = "the server could not find the requested resource"
 _MISSING = object()
 
@@ -104,13 +106,31 @@ class GenericStore:
             raise NotFound(f'{rt.group_resource} "{key[1]}" not found')
         return obj
 
+    def decoded(
+        self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None, field_validation: str
+    ) -> dict[str, Any]:
+        """Decode a request body as the API server does first (BadRequest); returns its metadata.
+
+        Built-in kinds are checked whole against their OpenAPI definition (kubesim.k8s.decoding);
+        custom resources only in their metadata (their schemas are their CRDs'). `old` is the
+        stored object an update replaces: subtrees shared with it were checked already. Unknown
+        fields are an error only with fieldValidation Strict (Ignore or Warn drops them).
+        """
+        if not self.registry.is_builtin(rt):
+            return checked_metadata(rt, obj, old)
+        error = decode_error(rt.group, rt.version, rt.kind, obj, old, strict=field_validation == "Strict")
+        if error is not None:
+            raise error
+        return _metadata_of(obj)
+
     # --- create -----------------------------------------------------------------------
 
     def create(
-        self, rt: ResourceType, obj: dict[str, Any], actor: str, *, quiet: bool = False
+        self, rt: ResourceType, obj: dict[str, Any], actor: str, *, quiet: bool = False,
+        field_validation: str = "Strict",
     ) -> dict[str, Any]:
         """Store a new object (`obj` is taken over); quiet=True publishes no event."""
-        meta = checked_metadata(obj)
+        meta = self.decoded(rt, obj, None, field_validation)
         if meta.get("resourceVersion"):
             raise BadRequest("resourceVersion should not be set on objects to be created")
         namespace = ""
@@ -119,18 +139,14 @@ class GenericStore:
             meta["namespace"] = namespace
         else:
             meta.pop("namespace", None)
-        name = meta.get("name") or ""
-        if not isinstance(name, str):
-            raise BadRequest(f"metadata.name must be a string, not {name!r}")
+        name = meta.get("name") or ""  # decoded: a string (or null)
         generate = meta.get("generateName")
         if not name and generate:
-            if not isinstance(generate, str):
-                raise BadRequest(f"metadata.generateName must be a string, not {generate!r}")
             name = meta["name"] = self._generate_name(rt, namespace, generate)
         key = (namespace, name)
         if rt.namespaced:
             self.namespaces.check_accepts(rt, namespace, name)
-        strategies.apply_defaults(rt, obj)
+        strategies.apply_defaults(rt, obj, field_validation)
         if rt is self._pods:
             self._admit_pod_priority(obj, None)
         admitting = write_request("CREATE", rt, key, obj, None, actor, None) if self.admission else None
@@ -138,7 +154,7 @@ class GenericStore:
             mutated = self.admission.mutate_object(admitting)
             if mutated is not obj:  # a patched object is decoded, and so defaulted, again
                 obj = mutated
-                strategies.apply_defaults(rt, obj)
+                strategies.apply_defaults(rt, obj, field_validation)
         meta = obj["metadata"]
         uid, serial = self._uids.next()
         now = self.now()
@@ -177,7 +193,10 @@ class GenericStore:
     def _validate_object(self, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         meta = obj["metadata"]
         errs = validate_object_meta(meta, name_check_for(rt.group, rt.kind), old["metadata"] if old else None)
-        errs.extend(strategies.validate_kind(rt, obj))
+        if old is None:
+            errs.extend(strategies.validate_kind(rt, obj))
+        else:
+            errs.extend(strategies.validate_kind_update(rt, obj, old))
         if errs:
             raise invalid_error(rt.group_kind, str(meta.get("name") or ""), errs)
         if rt is self._priority_classes:
@@ -194,9 +213,11 @@ class GenericStore:
     # --- update -----------------------------------------------------------------------
 
     def update(
-        self, rt: ResourceType, key: Key, new: dict[str, Any], actor: str, subresource: str | None
+        self, rt: ResourceType, key: Key, new: dict[str, Any], actor: str, subresource: str | None,
+        field_validation: str = "Strict",
     ) -> dict[str, Any]:
         """Replace a stored object (`new` is taken over); returns what is stored afterwards."""
+        self.decoded(rt, new, self.store.get(rt, key), field_validation)
         old = self.existing(rt, key)
         meta, old_meta = new["metadata"], old["metadata"]
         rv = meta.get("resourceVersion")
@@ -215,6 +236,8 @@ class GenericStore:
                 new.pop("status", None)
             else:
                 new["status"] = status
+                if rt.custom is not None:  # the request body is decoded: status pruned, defaulted
+                    rt.custom.decode(new, "status", field_validation)
         elif subresource is not None:
             raise NotFound(_NO_RESOURCE)
         else:
@@ -228,12 +251,14 @@ class GenericStore:
                     meta[field] = old_meta[field]
                 else:
                     meta.pop(field, None)
+            if not meta.get("uid"):  # a different uid is refused by validation (field is immutable)
+                meta["uid"] = old_meta.get("uid")
             meta["name"] = key[1]
             if rt.namespaced:
                 meta["namespace"] = key[0]
             else:
                 meta.pop("namespace", None)
-            strategies.apply_defaults(rt, new)
+            strategies.apply_defaults(rt, new, field_validation)
             if rt is self._pods:
                 self._admit_pod_priority(new, old)
         admitting = write_request("UPDATE", rt, key, new, old, actor, subresource) if self.admission else None
@@ -242,10 +267,14 @@ class GenericStore:
             if mutated is not new:
                 new = mutated
                 if subresource is None:
-                    strategies.apply_defaults(rt, new)
+                    strategies.apply_defaults(rt, new, field_validation)
         meta = new["metadata"]
         if subresource is None:
             self._validate_object(rt, new, old)
+        elif subresource == "status":
+            errs = strategies.validate_status_update(rt, new, old)
+            if errs:
+                raise invalid_error(rt.group_kind, key[1], errs)
         if admitting is not None:
             self.admission.validate(attrs.evolve(admitting, object=new))
         if subresource is None:
@@ -407,7 +436,7 @@ class GenericStore:
             return pod
         if policy == ORPHAN:
             self.gc.orphan_dependents(meta["uid"])
-        when = format_time(self.clock.now() + timedelta(seconds=period))
+        when = format_time(_later(self.clock.now(), period))
         marked = self.marked(pod, list(meta.get("finalizers") or ()), when, period)
         self.commit(rt, key, marked, pod, actor, None)
         return marked
@@ -438,28 +467,29 @@ class GenericStore:
             self.namespaces.finish(key[0])
 
 
-def checked_metadata(obj: dict[str, Any]) -> dict[str, Any]:
-    """The object's metadata, checked for the types decoding would insist on (BadRequest)."""
+def checked_metadata(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The object's metadata (created when missing), decoded as ObjectMeta first (BadRequest)."""
+    message = metadata_decoding_message(rt.version, rt.kind, obj, old)
+    if message is not None:
+        raise BadRequest(message)
+    return _metadata_of(obj)
+
+
+def _metadata_of(obj: dict[str, Any]) -> dict[str, Any]:
+    """A decoded object's metadata: an object, or missing (null) and then created empty."""
     meta = obj.get("metadata")
     if meta is None:
         meta = obj["metadata"] = {}
-    elif type(meta) is not dict:
-        raise BadRequest(f"metadata must be an object, not {type(meta).__name__}")
-    for field in ("labels", "annotations"):
-        values = meta.get(field)
-        if values is None:
-            continue
-        if type(values) is not dict or not all(type(k) is str and type(v) is str for k, v in values.items()):
-            raise BadRequest(f"metadata.{field} must map strings to strings")
-    finalizers = meta.get("finalizers")
-    if finalizers is not None and (
-        type(finalizers) is not list or not all(type(f) is str for f in finalizers)
-    ):
-        raise BadRequest("metadata.finalizers must be a list of strings")
-    refs = meta.get("ownerReferences")
-    if refs is not None and (type(refs) is not list or not all(type(r) is dict for r in refs)):
-        raise BadRequest("metadata.ownerReferences must be a list of objects")
     return meta
+
+
+def _later(now: datetime, seconds: int) -> datetime:
+    """`now` plus a grace period; one past year 9999 (a gracePeriodSeconds near int64's limit,
+    which Go's time.Duration arithmetic would wrap) is the latest time kubesim can write."""
+    try:
+        return now + timedelta(seconds=seconds)
+    except OverflowError:
+        return datetime.max.replace(microsecond=0, tzinfo=now.tzinfo)
 
 
 def _binding_conflict(name: str, reason: str) -> Conflict:
@@ -472,10 +502,11 @@ def _grace_period(pod: dict[str, Any], requested: int | None) -> int:
         return 0
     if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
         return 0
-    if requested is not None:
-        return requested
-    period = (pod.get("spec") or {}).get("terminationGracePeriodSeconds")
-    return 30 if period is None else int(period)
+    period = requested if requested is not None else (pod.get("spec") or {}).get("terminationGracePeriodSeconds")
+    if period is None:
+        return 30
+    # rest.BeforeDelete: "Negative values will be treated as the value `1s` on the delete path."
+    return int(period) if int(period) >= 0 else 1
 
 
 def _finalized(new: dict[str, Any], old: dict[str, Any]) -> bool:

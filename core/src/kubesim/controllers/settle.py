@@ -10,7 +10,9 @@ work and fails the step (`NotSettled`, naming the controllers) when
   cluster (a controller reports work it does not do, or its waiter never holds), or
 - the step ran `step_loops + step_loops_per_object * objects` loops in all (a controller
   rewrites objects forever),
-where `objects` is the number of objects in the cluster at the time.
+where `objects` is the number of objects in the cluster at the time; and it fails when
+- the cluster holds more than `max_objects` objects (a workload of a million replicas: memory
+  grows about 50 KB per pod, so the run is stopped before it exhausts the machine).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from kubesim.controllers.waiter import ControllerWaiter
 __all__ = [
     "IDLE_LOOPS",
     "IDLE_LOOPS_PER_OBJECT",
+    "MAX_OBJECTS",
     "STEP_LOOPS",
     "STEP_LOOPS_PER_OBJECT",
     "LoopGuard",
@@ -42,6 +45,8 @@ STEP_LOOPS = 10_000
 """Loops in one step before it fails (plus STEP_LOOPS_PER_OBJECT per object)."""
 STEP_LOOPS_PER_OBJECT = 100
 """Extra loops allowed per object: a workload's pods each take a few loops of a few controllers."""
+MAX_OBJECTS = 1_000_000
+"""Objects the cluster may hold (`kubesim run --max-objects`)."""
 
 
 class Settleable(Protocol):
@@ -63,6 +68,7 @@ class SettleLimits:
     idle_loops_per_object: int = IDLE_LOOPS_PER_OBJECT
     step_loops: int = STEP_LOOPS
     step_loops_per_object: int = STEP_LOOPS_PER_OBJECT
+    max_objects: int = MAX_OBJECTS
 
 
 class NotSettled(Exception):
@@ -104,6 +110,12 @@ class LoopGuard:
         """Count one loop of controller `name` that reported work; raise NotSettled past a bound."""
         limits = self.limits
         self.loops += 1
+        if self.objects() > limits.max_objects:
+            raise NotSettled(
+                f"{self.label}: the cluster holds more than {limits.max_objects} objects "
+                f"(the limit, --max-objects) while controller \"{name}\" still has work",
+                [name],
+            )
         seen = self.changes()
         if seen != self._seen:
             self._seen = seen

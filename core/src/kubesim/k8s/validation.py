@@ -285,6 +285,12 @@ def validate_object_meta(
                 f"{first.get('kind')}/{first.get('name')} and {second.get('kind')}/{second.get('name')}",
             )
         )
+    if old is not None:
+        # ValidateObjectMetaAccessorUpdate: identity fields never change (the registry resets
+        # creationTimestamp, deletionTimestamp and generation itself, as BeforeUpdate does)
+        for field in ("name", "namespace", "uid"):
+            if (meta.get(field) or "") != (old.get(field) or ""):
+                errs.append(invalid(f"metadata.{field}", meta.get(field) or "", "field is immutable"))
     if old is not None and old.get("deletionTimestamp"):
         added = sorted(set(finalizers) - set(old.get("finalizers") or []))
         if added:
@@ -303,23 +309,31 @@ def validate_labels(labels: Mapping[str, Any] | None, path: str) -> list[FieldEr
 
     Keys are checked in sorted order (Go ranges over the map in random order).
     """
+    if labels is not None and not isinstance(labels, Mapping):
+        return [invalid(path, labels, "must be a map of label keys to values")]
     errs: list[FieldError] = []
     for k in sorted(labels or {}, key=str):
         errs.extend(invalid(path, k, m) for m in is_qualified_name(str(k)))
         v = (labels or {})[k]
-        errs.extend(invalid(path, v, m) for m in is_label_value(str(v)))
+        errs.extend(invalid(path, v, m) for m in (is_label_value(v) if isinstance(v, str) else ["must be a string"]))
     return errs
 
 
 def validate_label_selector(selector: Mapping[str, Any], path: str) -> list[FieldError]:
     """metav1validation.ValidateLabelSelector with label values checked strictly."""
     errs = validate_labels(selector.get("matchLabels"), f"{path}.matchLabels")
-    for i, expr in enumerate(selector.get("matchExpressions") or ()):
+    expressions = selector.get("matchExpressions") or []
+    if not isinstance(expressions, list):
+        return [*errs, invalid(f"{path}.matchExpressions", expressions, "must be a list of requirements")]
+    for i, expr in enumerate(expressions):
         p = f"{path}.matchExpressions[{i}]"
         if not isinstance(expr, Mapping):
             errs.append(invalid(p, expr, "must be an object"))
             continue
-        op, values = expr.get("operator"), list(expr.get("values") or [])
+        op, values = expr.get("operator"), expr.get("values") or []
+        if not isinstance(values, list):
+            errs.append(invalid(f"{p}.values", values, "must be a list of strings"))
+            values = []
         if op in ("In", "NotIn"):
             if not values:
                 errs.append(required(f"{p}.values", "must be specified when `operator` is 'In' or 'NotIn'"))

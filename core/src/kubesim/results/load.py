@@ -7,13 +7,16 @@ the wrong shape), so the CLI can say what is wrong and exit 2.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from kubesim.api import API_VERSION, KIND, Scenario, structure
 from kubesim.api.loader import load_documents
+from kubesim.api.validation import MAX_STEP
 from kubesim.errors import InvalidInput, Problem
+from kubesim.input_limits import RESULT_LIMITS
 from kubesim.results.gcpause import paused_gc
 
 __all__ = ["is_result_document", "load_results", "parse_results"]
@@ -37,7 +40,27 @@ def _check(doc: Any) -> list[tuple[str, str]]:
     status = doc.get("status")
     if not isinstance(status, dict) or status.get("scenarioResult") is None:
         return [("status.scenarioResult", f"required: this is a scenario that has not been run, not {_HINT}")]
-    return []
+    return _check_steps(status)
+
+
+_STEP_KEY = re.compile(r"0|[1-9][0-9]{0,9}")
+
+
+def _check_steps(status: dict[str, Any]) -> list[tuple[str, str]]:
+    """The timeline's keys and the final step are MajorSteps (0 to MAX_STEP): a report walks
+    the steps between them."""
+    found = []
+    timeline = status["scenarioResult"].get("timeline") if isinstance(status["scenarioResult"], dict) else None
+    for key in timeline if isinstance(timeline, dict) else ():
+        if not (isinstance(key, str) and _STEP_KEY.fullmatch(key) and int(key) <= MAX_STEP):
+            shown = key if len(str(key)) <= 40 else f"{key[:20]}...{key[-10:]}"
+            found.append(("status.scenarioResult.timeline",
+                          f"key {shown!r}: expected a MajorStep, a decimal integer from 0 to {MAX_STEP}"))
+    step = (status.get("stepStatus") or {}).get("step") if isinstance(status.get("stepStatus"), dict) else None
+    major = step.get("major") if isinstance(step, dict) else None
+    if type(major) is int and not 0 <= major <= MAX_STEP:
+        found.append(("status.stepStatus.step.major", f"expected a MajorStep from 0 to {MAX_STEP}, got {major}"))
+    return found
 
 
 def parse_results(documents: Sequence[Any], file: str | None = None) -> list[Scenario]:
@@ -62,4 +85,4 @@ def parse_results(documents: Sequence[Any], file: str | None = None) -> list[Sce
 def load_results(path: str | Path) -> list[Scenario]:
     """Every result in a file (a Scenario, a JSON list of them, or YAML documents), in file order."""
     with paused_gc():
-        return parse_results(load_documents(path), str(path))
+        return parse_results(load_documents(path, RESULT_LIMITS), str(path))

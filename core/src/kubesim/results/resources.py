@@ -12,10 +12,10 @@ writes for pods with a simSpec: a JSON object of resource name to quantity.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+from kubesim.input_limits import json_loads
 from kubesim.k8s import podrequests
 from kubesim.k8s.quantity import QuantityError, nano_to_milli, nano_to_value, parse_nano
 
@@ -75,7 +75,7 @@ def pod_usage(pod: Mapping[str, Any]) -> dict[str, int] | None:
     if not text:
         return None
     try:
-        data = json.loads(text)
+        data = json_loads(text, dict)  # a user may write the annotation: nesting bounded
     except (TypeError, ValueError):
         return None
     if not isinstance(data, dict):

@@ -23,9 +23,11 @@ from kubesim.api import (
     API_VERSION,
     KIND,
     CreateOperationResult,
+    CreateOptions,
     DeleteOperationResult,
     DoneOperationResult,
     PatchOperationResult,
+    PatchOptions,
     Scenario,
     ScenarioOperation,
     ScenarioPhase,
@@ -43,7 +45,9 @@ from kubesim.controllers import Capabilities, Controller, ControllerWaiter, Runt
 from kubesim.controllers.settle import LoopGuard, NotSettled, Settleable, SettleLimits, settle
 from kubesim.errors import ApiError, Conflict, InvalidInput, Problem
 from kubesim.plugins import Hooks
+from kubesim.interrupts import signal_name
 from kubesim.plugins.crash import PluginCrashed, crash_message
+from kubesim.scenario.crd import SCENARIO_CRD
 from kubesim.scenario.memory import fewer_full_collections
 from kubesim.scenario.recorder import TimelineRecorder
 from kubesim.scenario.selection import select_controllers
@@ -63,19 +67,10 @@ log = structlog.get_logger()
 UPDATE_STRATEGIES = ("AtMovingNextStep", "OnPause", "OnDone")
 ENGINE_ACTOR = "scenario-controller"
 
-SCENARIO_CRD: dict[str, Any] = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "scenarios.simulation.kube-scheduler-simulator.x-k8s.io"},
-    "spec": {
-        "group": "simulation.kube-scheduler-simulator.x-k8s.io",
-        "names": {"kind": "Scenario", "plural": "scenarios", "singular": "scenario", "listKind": "ScenarioList"},
-        "scope": "Cluster",
-        "versions": [
-            {"name": "v1alpha1", "served": True, "storage": True, "subresources": {"status": {}}}
-        ],
-    },
-}
+
+def _field_validation(options: CreateOptions | PatchOptions | None) -> str:
+    """An operation's fieldValidation; Strict, kubectl's default, when it names none."""
+    return (options.field_validation if options is not None else None) or "Strict"
 
 
 def simulator_version() -> str:
@@ -299,6 +294,10 @@ class ScenarioRun:
             self._apply(index, op)
         # bounds on the step's loops (kubesim.controllers.settle), relative to the cluster's size
         self._objects = len(self.cluster.objects())
+        limit = self.options.settle_limits.max_objects
+        if self._objects > limit:
+            raise ScenarioFailed(f"step {status.step.major}: the scenario's operations leave more than "
+                                 f"{limit} objects in the cluster (the limit, --max-objects)")
         self._guard = LoopGuard(lambda: self._writes, objects=lambda: self._objects,
                                 limits=self.options.settle_limits, label=f"step {status.step.major}")
         self._settle()
@@ -400,7 +399,8 @@ class ScenarioRun:
                 if c.create_options and "All" in (c.create_options.dry_run or []):
                     return
                 # handed over: the result is the stored object, kept read-only in the timeline
-                result = self.cluster.create(copy_tree(c.object), actor="scenario", copy=False)
+                result = self.cluster.create(copy_tree(c.object), actor="scenario", copy=False,
+                                             field_validation=_field_validation(c.create_options))
                 self.timeline.record(id=op.id, actor="scenario", create=CreateOperationResult(c, result))
             elif op.patch_operation is not None:
                 p = op.patch_operation
@@ -410,7 +410,7 @@ class ScenarioRun:
                 result = self.cluster.patch(
                     p.type_meta.api_version, p.type_meta.kind, p.object_meta.name, body,
                     PATCH_TYPES[p.patch_type], namespace=p.object_meta.namespace, actor="scenario",
-                    subresource=p.subresource,
+                    subresource=p.subresource, field_validation=_field_validation(p.patch_options),
                 )
                 self.timeline.record(id=op.id, actor="scenario", patch=PatchOperationResult(p, result))
             elif op.delete_operation is not None:
@@ -551,8 +551,8 @@ class Simulator:
             try:
                 with fewer_full_collections():
                     run.start()
-            except KeyboardInterrupt:
-                run.abort("interrupted (SIGINT)")
+            except KeyboardInterrupt as exc:
+                run.abort(f"interrupted ({signal_name(exc)})")
                 raise
             except Exception as exc:  # a bug in one scenario must not lose the others' results
                 log.debug("scenario crashed", scenario=run.scenario.name, exc_info=True)

@@ -1,9 +1,8 @@
-"""Admission of Machine writes: the API server's schema handling, then the validating webhook.
+"""Admission of Machine writes: upstream's validating webhook.
 
-Mutating phase: unknown fields are pruned (the API server's decoding). Validating phase:
-schema validation (a 422 `Machine.imperator.tenzen-y.io "x" is invalid: ...`), then, for
-creates and updates of the Machine itself, `validator.machine.imperator.tenzen-y.io`,
-whose denial reads `admission webhook "validator.machine.imperator.tenzen-y.io" denied the
+The schema is the cluster's part (kubesim.apiextensions prunes, defaults and validates the
+Machine against its CRD before admission). For creates and updates of the Machine itself,
+`validator.machine.imperator.tenzen-y.io` runs, whose denial reads `admission webhook "validator.machine.imperator.tenzen-y.io" denied the
 request: <upstream's message>`. The webhook reads the cluster (Machines of the same group,
 Nodes) through the scenario's runtime, as upstream's reads it through the manager's client.
 """
@@ -14,7 +13,7 @@ from typing import Any
 
 from kubesim.cluster import AdmissionRequest, AdmissionResponse
 from kubesim.controllers import Runtime
-from kubesim_imperator_nodepool import API_VERSION, MACHINE_GROUP_KEY, admit_structural
+from kubesim_imperator_nodepool import API_VERSION, MACHINE_GROUP_KEY
 
 from .crd import MACHINE_CRD
 from .webhook import VALIDATOR, validate_machine
@@ -23,11 +22,7 @@ __all__ = ["admit_machine"]
 
 
 def admit_machine(request: AdmissionRequest, runtime: Runtime | None) -> AdmissionResponse | None:
-    """Schema pruning and validation of Machines, then upstream's validating webhook.
-
-    Without a runtime (no cluster to read) only the schema handling runs.
-    """
-    response = admit_structural(request, MACHINE_CRD)
+    """Upstream's validating webhook for Machines; nothing without a runtime (no cluster to read)."""
     rt = request.resource
     if (
         request.phase != "validating"
@@ -36,9 +31,9 @@ def admit_machine(request: AdmissionRequest, runtime: Runtime | None) -> Admissi
         or request.subresource is not None
         or not isinstance(request.object, dict)
     ):
-        return response
+        return None
     if runtime is None:
-        return response
+        return None
     cluster = runtime.reader
     machine: dict[str, Any] = request.object
     labels = (machine.get("metadata") or {}).get("labels") or {}

@@ -34,6 +34,7 @@ from typing import Any, cast
 
 from kubesim import ReconcileController, Runtime
 from kubesim.cluster import WatchEvent, copy_tree
+from kubesim.cluster.workload_defaults import default_statefulset
 from kubesim.errors import ApiError, NotFound
 from kubesim_imperator_nodepool import (
     API_VERSION,
@@ -51,7 +52,6 @@ from kubesim_imperator_nodepool import (
     node_pool_name,
     set_status_condition,
 )
-from kubesim_statefulset import default_statefulset
 
 from .names import core_namespace, machine_group_of, reservation_labels, reservation_name
 from .ownership import AlreadyOwned, controller_of, set_controller_reference

@@ -27,5 +27,5 @@ def kubesim_controllers() -> Sequence[type[Controller]]:
 
 @hookimpl
 def kubesim_admission(request: AdmissionRequest, runtime: Runtime | None) -> AdmissionResponse | None:
-    """Machine schema pruning and validation, then upstream's validating webhook."""
+    """Upstream's validating webhook for Machines (the cluster applies the schema)."""
     return admit_machine(request, runtime)

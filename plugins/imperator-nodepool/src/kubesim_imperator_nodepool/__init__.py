@@ -3,15 +3,15 @@
 The controller keeps the nodes of a machine group's node pool labelled, annotated and
 (optionally) tainted with their machine types and health, and reports the health in the
 pool's status (upstream tenzen-y/imperator pkg/controllers/machinenodepool_controller.go).
-The API group's keys and the structural-schema handling are shared with the Machine plugin.
+The API group's keys and the CRDs' shared schema parts are shared with the Machine plugin; the
+cluster prunes, defaults and validates both kinds against their schemas (kubesim.apiextensions).
 """
 
 # meta.SetStatusCondition, part of this package's API since before kubesim.k8s held it
 from kubesim.k8s.conditions import set_status_condition
 
-from .admission import admit_machine_node_pool, admit_structural
 from .controller import MachineNodePoolController
-from .crd import CONDITIONS_SCHEMA, MACHINE_NODE_POOL_CRD, NODE_POOL_SCHEMA, QUANTITY_PATTERN, crd_schema
+from .crd import CONDITIONS_SCHEMA, MACHINE_NODE_POOL_CRD, NODE_POOL_SCHEMA, QUANTITY_PATTERN
 from .keys import (
     API_VERSION,
     CANNOT_USE_NODE_TAINTS,
@@ -47,7 +47,6 @@ from .nodes import (
     taint_key_index,
 )
 from .ratelimit import RateLimiter
-from .structural import prune, validate_custom_resource
 from .writer import WouldWrite, Writer
 
 __all__ = [
@@ -83,16 +82,11 @@ __all__ = [
     "RateLimiter",
     "WouldWrite",
     "Writer",
-    "admit_machine_node_pool",
-    "admit_structural",
-    "crd_schema",
     "extract_key_value_from_taints",
     "machine_type_key",
     "node_condition",
     "node_pool_name",
-    "prune",
     "schedule_machine_type_keys",
     "set_status_condition",
     "taint_key_index",
-    "validate_custom_resource",
 ]

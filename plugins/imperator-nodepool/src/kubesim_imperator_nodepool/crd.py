@@ -11,7 +11,7 @@ from typing import Any
 
 from .keys import GROUP
 
-__all__ = ["CONDITIONS_SCHEMA", "MACHINE_NODE_POOL_CRD", "NODE_POOL_SCHEMA", "QUANTITY_PATTERN", "crd_schema"]
+__all__ = ["CONDITIONS_SCHEMA", "MACHINE_NODE_POOL_CRD", "NODE_POOL_SCHEMA", "QUANTITY_PATTERN"]
 
 QUANTITY_PATTERN = (
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)"
@@ -131,8 +131,3 @@ MACHINE_NODE_POOL_CRD: dict[str, Any] = {
     },
 }
 
-
-def crd_schema(crd: dict[str, Any]) -> dict[str, Any]:
-    """The openAPIV3Schema of a CRD's (only) version."""
-    schema: dict[str, Any] = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
-    return schema

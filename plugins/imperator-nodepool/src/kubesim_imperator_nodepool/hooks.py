@@ -6,9 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubesim import Controller, hookimpl
-from kubesim.cluster import AdmissionRequest, AdmissionResponse
 
-from .admission import admit_machine_node_pool
 from .controller import MachineNodePoolController
 from .crd import MACHINE_NODE_POOL_CRD
 
@@ -23,9 +21,3 @@ def kubesim_custom_resources() -> Sequence[Mapping[str, Any]]:
 def kubesim_controllers() -> Sequence[type[Controller]]:
     """The MachineNodePool controller."""
     return [MachineNodePoolController]
-
-
-@hookimpl
-def kubesim_admission(request: AdmissionRequest) -> AdmissionResponse | None:
-    """The API server's schema pruning and validation of MachineNodePools."""
-    return admit_machine_node_pool(request)

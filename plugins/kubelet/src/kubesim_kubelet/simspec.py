@@ -28,6 +28,7 @@ import attrs
 import yaml
 from kubesim.clock import parse_time
 from kubesim.duplicate_keys import DuplicateKeys, load_yaml
+from kubesim.input_limits import InputLimitError
 from kubesim.k8s.quantity import parse_quantity
 
 __all__ = [
@@ -114,7 +115,7 @@ def parse_sim_spec(text: str) -> SimSpec:
     """Parse the annotation's YAML; SimSpecError names the phase and field that are wrong."""
     try:
         data = load_yaml(text)
-    except DuplicateKeys as exc:
+    except (DuplicateKeys, InputLimitError) as exc:
         raise SimSpecError(str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

@@ -1,8 +1,8 @@
 """kubesim-replicaset: the ReplicaSet and Deployment controllers of kube-controller-manager (v1.34).
 
-Both run as PreSimulationControllers next to the scheduler under test. The package also
-does what the API server does for apps/v1 Deployments and ReplicaSets: defaulting and
-validation (see `admission`).
+Both run as PreSimulationControllers next to the scheduler under test. Defaulting and
+validation of Deployments and ReplicaSets are the API server's, in the core
+(kubesim.cluster.workload_defaults and kubesim.cluster.validation.apps).
 """
 
 from .deployment import DeploymentController, DeploymentSync, deployment_settled

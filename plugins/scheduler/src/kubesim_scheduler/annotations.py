@@ -24,6 +24,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kubesim.input_limits import json_loads
+
 from .attempt import PASSED, ScheduleAttempt
 from .config.durations import format_duration
 from .extender_types import binding_result_struct, filter_result_struct, preemption_result_struct
@@ -244,7 +246,7 @@ def _history(text: str | None) -> list[dict[str, str]]:
     if not text:
         return []
     try:
-        data = json.loads(text)
+        data = json_loads(text, dict)  # a user may write the annotation: nesting bounded
     except ValueError:
         return []
     if not isinstance(data, list):

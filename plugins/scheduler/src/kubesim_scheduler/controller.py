@@ -261,9 +261,10 @@ class SchedulerController(Controller):
     def _may_pop(self, queue: SchedulingQueue) -> bool:
         """False when the next pod would come from backoff although it had its tries.
 
-        With SchedulerPopFromBackoffQ a pod in (error) backoff is popped whenever the active
-        queue is empty; simulated time does not pass within a step, so a pod that fails
-        with an Error would be handed out again and again, ahead of pods still owed a try.
+        With SchedulerPopFromBackoffQ a pod in backoff is popped whenever the active queue is
+        empty (a pod in error backoff only once its backoff completes); simulated time does
+        not pass within a step, so a rejected pod would be handed out again and again, ahead
+        of pods still owed a try.
         """
         if self.scheduler.waiting_resolved():
             return True  # a pod waiting at Permit goes on first

@@ -3,7 +3,7 @@
 An `Extender` is upstream's framework.Extender: it filters and prioritizes the nodes the
 plugins left, binds, and narrows preemption candidates. Both kinds speak the same wire
 format (extender_types): an HTTP extender gets the JSON body POSTed to
-`<urlPrefix>/<verb>`, an in-process extender gets the same data as Python objects in a
+`<urlPrefix>/<verb>` (extender_http, within kubesim's bounds in extender_limits), an in-process extender gets the same data as Python objects in a
 method call (filter / prioritize / bind / preempt) and answers with the same shapes.
 
 In-process protocol (any object; only `name` and the verbs it serves are needed)::
@@ -29,25 +29,16 @@ raised by a method is the extender's error, as a failed HTTP call would be.
 
 from __future__ import annotations
 
-import base64
-import http.client
-import ipaddress
-import json
-import os
-import socket
-import ssl
-import tempfile
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .extender_http import ExtenderError, HTTPTransport
+from .extender_http import go_quote as _go_quote
+from .extender_limits import DEFAULT_EXTENDER_TIMEOUT, WaitBudget
 from .extender_types import (
     ExtenderDecodeError,
     FilterResult,
     binding_args,
-    decode_body,
     extender_args,
     parse_binding_result,
     parse_filter_result,
@@ -58,7 +49,6 @@ from .extender_types import (
 
 if TYPE_CHECKING:
     from .config import Extender as ExtenderConfig
-    from .config import ExtenderTLSConfig
     from .framework.node_table import NodeTable
     from .framework.status import Status
     from .plugins.defaultpreemption.candidate import Candidate, Victims
@@ -68,160 +58,14 @@ __all__ = [
     "Transport", "build_extenders", "call_extenders_for_preemption",
 ]
 
-#: extender.go DefaultExtenderTimeout, used when httpTimeout is 0.
-DEFAULT_EXTENDER_TIMEOUT = 5.0
-
 # verb kinds: what a result is recorded under
 FILTER, PRIORITIZE, BIND, PREEMPT = "filter", "prioritize", "bind", "preempt"
-
-
-class ExtenderError(Exception):
-    """A failed extender call; str() is upstream's error text."""
 
 
 class Transport(Protocol):
     """Sends one request (verb, args) and returns the decoded response."""
 
     def send(self, verb: str, args: Any) -> Any: ...
-
-
-def _go_quote(s: str) -> str:
-    """%q of a plain string."""
-    return json.dumps(s, ensure_ascii=False)
-
-
-# ---------------------------------------------------------------- HTTP
-
-
-class HTTPTransport:
-    """POSTs JSON to `<urlPrefix>/<verb>` with the configured timeout (HTTPExtender.send)."""
-
-    def __init__(
-        self, url_prefix: str, timeout: float = 0.0, *, enable_https: bool = False,
-        tls: ExtenderTLSConfig | None = None,
-    ) -> None:
-        self.url_prefix = url_prefix
-        self.timeout = timeout if timeout > 0 else DEFAULT_EXTENDER_TIMEOUT
-        self._ssl = _ssl_context(tls, enable_https)
-        self._openers: dict[bool, urllib.request.OpenerDirector] = {}
-
-    def _opener(self, host: str) -> urllib.request.OpenerDirector:
-        # like Go's ProxyFromEnvironment: the environment's proxies, never for loopback
-        direct = _is_loopback(host)
-        opener = self._openers.get(direct)
-        if opener is None:
-            proxy = urllib.request.ProxyHandler({} if direct else None)
-            handlers: list[Any] = [proxy]
-            if self._ssl is not None:
-                handlers.append(urllib.request.HTTPSHandler(context=self._ssl))
-            opener = self._openers[direct] = urllib.request.build_opener(*handlers)
-        return opener
-
-    def send(self, verb: str, args: Any) -> Any:
-        url = self.url_prefix.rstrip("/") + "/" + verb
-        body = json.dumps(args, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        parts = urllib.parse.urlsplit(url)
-        if parts.scheme not in ("http", "https"):  # Go's http.Client speaks nothing else
-            raise ExtenderError(f"Post {_go_quote(url)}: unsupported protocol scheme {_go_quote(parts.scheme)}")
-        try:
-            req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json"})
-            with self._opener(parts.hostname or "").open(req, timeout=self.timeout) as resp:
-                code = resp.status
-                text = resp.read()
-        except urllib.error.HTTPError as e:
-            e.close()
-            raise ExtenderError(f"failed {verb} with extender at URL {url}, code {e.code}") from None
-        except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as e:
-            raise ExtenderError(f'Post {_go_quote(url)}: {_transport_reason(e, parts)}') from None
-        if code != 200:
-            raise ExtenderError(f"failed {verb} with extender at URL {url}, code {code}")
-        try:
-            return _decode(text)
-        except ExtenderDecodeError as e:
-            raise ExtenderError(str(e)) from None
-
-
-def _decode(raw: bytes) -> Any:
-    return decode_body(raw.decode("utf-8", errors="replace"))
-
-
-def _is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _transport_reason(e: BaseException, parts: urllib.parse.SplitResult) -> str:
-    """Go's net/http error text for the common transport failures."""
-    reason: Any = e.reason if isinstance(e, urllib.error.URLError) else e
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    host = parts.hostname or ""
-    hostport = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    if isinstance(reason, ConnectionRefusedError):
-        return f"dial tcp {hostport}: connect: connection refused"
-    if isinstance(reason, (socket.timeout, TimeoutError)):
-        return "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
-    if isinstance(reason, socket.gaierror):
-        return f"dial tcp: lookup {host}: no such host"
-    if isinstance(reason, ConnectionResetError):
-        return f"read tcp {hostport}: read: connection reset by peer"
-    if isinstance(reason, http.client.RemoteDisconnected):
-        return "EOF"
-    if isinstance(reason, ssl.SSLError):
-        return f"tls: {reason.reason or reason}"
-    if isinstance(e, ValueError) and not isinstance(e, OSError):
-        return f"invalid URL: {e}"
-    return str(reason)
-
-
-def _ssl_context(tls: ExtenderTLSConfig | None, enable_https: bool) -> ssl.SSLContext | None:
-    """makeTransport: verify with the given CA, or not at all when insecure (enableHTTPS
-    without a CA means insecure, as upstream)."""
-    if tls is None and not enable_https:
-        return None
-    insecure = bool(tls is not None and tls.insecure)
-    has_ca = bool(tls is not None and (tls.ca_file or tls.ca_data))
-    if enable_https and not has_ca:
-        insecure = True
-    ctx = ssl.create_default_context()
-    if tls is not None:
-        if tls.ca_file:
-            ctx.load_verify_locations(cafile=tls.ca_file)
-        if tls.ca_data:
-            ctx.load_verify_locations(cadata=_pem(tls.ca_data))
-        if tls.cert_file or tls.cert_data:
-            _load_client_cert(ctx, tls)
-    if insecure:
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-    return ctx
-
-
-def _pem(data: str) -> str:
-    """A *Data field: base64 of PEM in JSON/YAML; PEM text is taken as is."""
-    if "-----BEGIN" in data:
-        return data
-    return base64.b64decode(data).decode("ascii")
-
-
-def _load_client_cert(ctx: ssl.SSLContext, tls: ExtenderTLSConfig) -> None:
-    if not tls.cert_data and not tls.key_data:
-        ctx.load_cert_chain(tls.cert_file, tls.key_file or None)
-        return
-    with tempfile.TemporaryDirectory() as d:
-        cert, key = tls.cert_file, tls.key_file
-        if tls.cert_data:
-            cert = os.path.join(d, "cert.pem")
-            with open(cert, "w", encoding="ascii") as f:
-                f.write(_pem(tls.cert_data))
-        if tls.key_data:
-            key = os.path.join(d, "key.pem")
-            with open(key, "w", encoding="ascii") as f:
-                f.write(_pem(tls.key_data))
-        ctx.load_cert_chain(cert, key or None)
 
 
 # ------------------------------------------------------------ in-process
@@ -274,9 +118,11 @@ class Extender:
         self._interested = interested
 
     @classmethod
-    def from_config(cls, cfg: ExtenderConfig) -> Extender:
-        """NewHTTPExtender from a KubeSchedulerConfiguration `extenders` entry."""
-        transport = HTTPTransport(cfg.url_prefix, cfg.http_timeout, enable_https=cfg.enable_https, tls=cfg.tls_config)
+    def from_config(cls, cfg: ExtenderConfig, budget: WaitBudget | None = None) -> Extender:
+        """NewHTTPExtender from a KubeSchedulerConfiguration `extenders` entry; its calls wait
+        at most what is left of `budget` (one per run, shared by the run's extenders)."""
+        transport = HTTPTransport(cfg.url_prefix, cfg.http_timeout, enable_https=cfg.enable_https, tls=cfg.tls_config,
+                                  budget=budget)
         return cls(
             cfg.url_prefix, transport,
             filter_verb=cfg.filter_verb, prioritize_verb=cfg.prioritize_verb, bind_verb=cfg.bind_verb,
@@ -434,9 +280,13 @@ class Extender:
         return out, data
 
 
-def build_extenders(configured: Iterable[ExtenderConfig], in_process: Iterable[Any] = ()) -> list[Extender]:
-    """The configuration's HTTP extenders, then the in-process ones, in that order."""
-    return [*(Extender.from_config(c) for c in configured), *(Extender.from_object(o) for o in in_process)]
+def build_extenders(
+    configured: Iterable[ExtenderConfig], in_process: Iterable[Any] = (), *, budget: WaitBudget | None = None
+) -> list[Extender]:
+    """The configuration's HTTP extenders, then the in-process ones, in that order. The HTTP
+    ones share one wall-clock WaitBudget (a new one unless given): a run's total wait."""
+    shared = budget if budget is not None else WaitBudget()
+    return [*(Extender.from_config(c, shared) for c in configured), *(Extender.from_object(o) for o in in_process)]
 
 
 # -------------------------------------------------------------- preemption

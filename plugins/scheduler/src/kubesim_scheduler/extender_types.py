@@ -128,7 +128,9 @@ def decode_body(text: str) -> Any:
             if stripped[i] != want:
                 raise ExtenderDecodeError(f"invalid character {_go_char(stripped[i])} in literal {literal} (expecting {_go_char(want)})")
     try:
-        value, _end = json.JSONDecoder().raw_decode(stripped)
+        value, _end = _DECODER.raw_decode(stripped)
+    except RecursionError:
+        raise ExtenderDecodeError("json: the response nests too deep for kubesim to read") from None
     except json.JSONDecodeError as e:
         if e.pos >= len(stripped):
             raise ExtenderDecodeError("unexpected EOF") from None
@@ -139,6 +141,10 @@ def decode_body(text: str) -> Any:
 
 
 _LITERALS = {"t": "true", "f": "false", "n": "null"}
+#: Integers longer than this are read as floats (Python refuses to convert much longer
+#: digit strings; Go reads them as float64 too, or refuses them for an int64 field).
+_MAX_INT_DIGITS = 4000
+_DECODER = json.JSONDecoder(parse_int=lambda s: int(s) if len(s) <= _MAX_INT_DIGITS else float(s))
 
 
 def _go_char(ch: str) -> str:

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 
 import attrs
 
-from kubesim.k8s.quantity import nano_to_milli, nano_to_value
+from kubesim.k8s.quantity import nano_to_milli as _nano_to_milli
+from kubesim.k8s.quantity import nano_to_value as _nano_to_value
 from kubesim.k8s.validation import is_qualified_name
 
 __all__ = [
@@ -22,6 +23,8 @@ __all__ = [
     "is_native_resource",
     "resource_from_list",
     "max_resource_from_list",
+    "nano_to_milli",
+    "nano_to_value",
 ]
 
 
@@ -62,6 +65,20 @@ class Resource:
 
     def is_zero(self) -> bool:
         return not (self.milli_cpu or self.memory or self.ephemeral_storage or self.scalar_resources)
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def nano_to_milli(nano: int) -> int:
+    """Quantity.MilliValue() as the int64 the scheduler's tables hold (saturated, see nano_to_value)."""
+    return min(max(_nano_to_milli(nano), _INT64_MIN), _INT64_MAX)
+
+
+def nano_to_value(nano: int) -> int:
+    """Quantity.Value() as an int64: a quantity beyond int64 (a node's cpu of 2**70 cores, which
+    decodes fine) is undefined upstream (big.Int.Int64 wraps); kubesim saturates instead."""
+    return min(max(_nano_to_value(nano), _INT64_MIN), _INT64_MAX)
 
 
 def resource_from_list(rl: Mapping[str, int]) -> Resource:

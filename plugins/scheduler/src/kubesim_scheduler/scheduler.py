@@ -232,7 +232,7 @@ class Scheduler(EventHandlers):
         while max_attempts is None or len(out) < max_attempts:
             a = self.schedule_one()
             if a is None:
-                if self.queue.active or (self.queue.pop_from_backoff and (self.queue.backoff or self.queue.error_backoff)):
+                if self.queue.active or (self.queue.pop_from_backoff and self.queue.backoff):
                     continue
                 break
             out.append(a)

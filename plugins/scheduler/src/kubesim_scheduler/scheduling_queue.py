@@ -2,7 +2,7 @@
 
 kube-scheduler v1.34 defaults are modelled: queueing hints (GA) decide which cluster events
 move a rejected pod, SchedulerPopFromBackoffQ lets Pop take a backing-off pod when activeQ
-is empty and aligns backoff expirations to 1 s windows. Cluster events that arrive while a
+is empty (never one backing off after an Error) and aligns backoff expirations to 1 s windows. Cluster events that arrive while a
 pod is in flight (e.g. preemption victims deleted by a synchronous client) are recorded and
 decide where the pod goes when its attempt fails, as upstream. The queue embeds the
 Nominator (pods nominated to nodes by preemption).
@@ -328,7 +328,8 @@ class SchedulingQueue:
         self.flush()
         qpi = self.active.pop()
         if qpi is None and self.pop_from_backoff:
-            qpi = self.backoff.pop() or self.error_backoff.pop()
+            # backoff_queue.go popBackoff: never from the error backoff queue
+            qpi = self.backoff.pop()
         if qpi is None:
             return None
         qpi.attempts += 1

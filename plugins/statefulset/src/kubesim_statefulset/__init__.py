@@ -1,17 +1,14 @@
-"""kubesim-statefulset: the apps/v1 StatefulSet controller and the API server's StatefulSet rules.
+"""kubesim-statefulset: the apps/v1 StatefulSet controller.
 
 `StatefulSetController` (PreSimulationController "statefulset") ports upstream's
-pkg/controller/statefulset; `admit_statefulset` (registered through kubesim_admission)
-defaults and validates StatefulSets with the real API server's messages.
+pkg/controller/statefulset. Defaulting and validation of StatefulSets are the API server's, in
+the core (kubesim.cluster.workload_defaults and kubesim.cluster.validation.apps).
 """
 
-from .admission import admit_statefulset
 from .control import SetWriter, WouldWrite, compute_status, sync_statefulset
 from .controller import StatefulSetController
-from .defaults import default_statefulset
 from .identity import POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL
 from .revisions import HASH_LABEL, hash_revision, revision_name
-from .validation import validate_statefulset, validate_statefulset_update
 
 __all__ = [
     "HASH_LABEL",
@@ -21,12 +18,8 @@ __all__ = [
     "SetWriter",
     "StatefulSetController",
     "WouldWrite",
-    "admit_statefulset",
     "compute_status",
-    "default_statefulset",
     "hash_revision",
     "revision_name",
     "sync_statefulset",
-    "validate_statefulset",
-    "validate_statefulset_update",
 ]

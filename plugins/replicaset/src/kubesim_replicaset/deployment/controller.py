@@ -16,8 +16,8 @@ from kubesim import ReconcileController, Runtime
 from kubesim.cluster import LabelSelector, WatchEvent, copy_tree
 from kubesim.controllers import Client
 from kubesim.errors import ApiError, NotFound
+from kubesim.k8s.intorpercent import IntOrPercentError
 
-from ..intorpercent import IntOrPercentError
 from ..ownership import controller_ref
 from .sync import DeploymentSync, PodMap, SyncError
 

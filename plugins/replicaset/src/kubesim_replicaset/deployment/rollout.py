@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..intorpercent import scaled_value
+from kubesim.k8s.intorpercent import scaled_value
+
 from ..podstate import parse_timestamp
 from .annotations import DESIRED_REPLICAS_ANNOTATION, max_replicas_annotation
 from .conditions import NEW_RS_AVAILABLE_REASON, PROGRESSING, TIMED_OUT_REASON, get_condition

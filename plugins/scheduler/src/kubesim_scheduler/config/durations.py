@@ -20,16 +20,20 @@ _UNITS_NS = {
     "m": 60_000_000_000,
     "h": 3_600_000_000_000,
 }
-_PART = re.compile(r"(\d*)(?:\.(\d*))?([^\d.]*)")
+_MAX_NS = 1 << 63  # Go's Duration is an int64 of nanoseconds
 
 
 def parse_duration(text: str) -> float:
-    """Parse a Go duration string into seconds; raise ValueError with Go's message."""
+    """Parse a Go duration string into seconds; raise ValueError with Go's message.
+
+    A port of time.ParseDuration: ASCII digits only, and anything past Go's int64
+    nanoseconds (about 2562047h) is `time: invalid duration "..."`, as Go reports it.
+    """
     bad = ValueError(f"time: invalid duration {_quote(text)}")
     rest = text
-    sign = 1
+    neg = False
     if rest[:1] in ("-", "+"):
-        sign = -1 if rest[0] == "-" else 1
+        neg = rest[0] == "-"
         rest = rest[1:]
     if rest == "0":
         return 0.0
@@ -37,22 +41,49 @@ def parse_duration(text: str) -> float:
         raise bad
     total = 0
     while rest:
-        m = _PART.match(rest)
-        if m is None or m.end() == 0:
+        if not (rest[0] == "." or rest[0] in _DIGITS):
             raise bad
-        whole, frac, unit = m.group(1), m.group(2), m.group(3)
+        whole, rest = _leading(_DIGIT_RUN, rest)
+        if len(whole.lstrip("0")) > 19:
+            raise bad  # leadingInt overflows: more than int64 nanoseconds
+        frac = ""
+        if rest[:1] == ".":
+            frac, rest = _leading(_DIGIT_RUN, rest[1:])
         if not whole and not frac:
             raise bad
+        unit, rest = _leading(_UNIT_RUN, rest)
         if not unit:
             raise ValueError(f"time: missing unit in duration {_quote(text)}")
-        if unit not in _UNITS_NS:
+        scale = _UNITS_NS.get(unit)
+        if scale is None:
             raise ValueError(f"time: unknown unit {_quote(unit)} in duration {_quote(text)}")
-        scale = _UNITS_NS[unit]
-        total += int(whole or "0") * scale
+        value = int(whole or "0")
+        if value > _MAX_NS // scale:
+            raise bad
+        value *= scale
         if frac:
-            total += int(frac) * scale // 10 ** len(frac)
-        rest = rest[m.end() :]
-    return sign * total / 1e9
+            # leadingFraction keeps the digits that fit; 19 are more than nanoseconds need
+            digits = frac[:19]
+            value += int(digits) * scale // 10 ** len(digits)
+            if value > _MAX_NS:
+                raise bad
+        total += value
+        if total > _MAX_NS:
+            raise bad
+    if not neg and total > _MAX_NS - 1:
+        raise bad
+    return (-total if neg else total) / 1e9
+
+
+_DIGITS = frozenset("0123456789")
+_DIGIT_RUN = re.compile(r"[0-9]*")
+_UNIT_RUN = re.compile(r"[^0-9.]*")
+
+
+def _leading(run: re.Pattern[str], text: str) -> tuple[str, str]:
+    """The leading match of `run` in `text` and the rest."""
+    end = run.match(text).end()  # type: ignore[union-attr]  # `*` always matches
+    return text[:end], text[end:]
 
 
 def format_duration(seconds: float) -> str:
@@ -87,4 +118,13 @@ def _frac(value: int, prec: int) -> str:
 
 
 def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """Go's time.quote: `"` and `\\` escaped, control and non-ASCII bytes as \\xNN."""
+    out: list[str] = []
+    for ch in text:
+        if ch < " " or ch >= "\x80":
+            out.extend(f"\\x{b:02x}" for b in ch.encode("utf-8", "surrogatepass"))
+        elif ch in '"\\':
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'

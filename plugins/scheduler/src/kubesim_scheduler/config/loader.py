@@ -16,6 +16,7 @@ import attrs
 import yaml
 from kubesim.duplicate_keys import yaml_duplicate_keys
 from kubesim.errors import InvalidInput, Problem
+from kubesim.input_limits import InputLimitError, SafeLoader, composed_documents, read_text
 
 from kubesim_scheduler.config.converter import FieldErrors, describe, structure
 from kubesim_scheduler.config.defaults import set_defaults
@@ -46,10 +47,11 @@ def load_config(source: Source, *, file: str | None = None) -> KubeSchedulerConf
     else:
         file = file if file is not None else os.fspath(source)
         try:
-            text = Path(source).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise InvalidInput([Problem("", f"cannot read the file: {reason}", file)]) from None
+            text = read_text(Path(source))
+        except OSError as exc:
+            raise InvalidInput([Problem("", f"cannot read the file: {exc.strerror or exc}", file)]) from None
+        except InputLimitError as exc:
+            raise InvalidInput([Problem("", str(exc), file)]) from None
         data = parse_yaml(text, file=file)
     return _checked(decode(data, file=file), file)
 
@@ -69,19 +71,26 @@ def _checked(config: KubeSchedulerConfiguration, file: str | None) -> KubeSchedu
 
 def parse_yaml(text: str, *, file: str | None = None) -> Any:
     """Parse one YAML (or JSON) document; syntax errors become a Problem with line and column,
-    a key written twice one at its path."""
+    a key written twice one at its path, nesting or aliases beyond kubesim.input_limits one
+    naming the line."""
+    loader = SafeLoader(text)
     try:
-        for node in yaml.compose_all(text, Loader=yaml.SafeLoader):
+        docs = []
+        for node in composed_documents(loader, text):
             duplicates = yaml_duplicate_keys(node)
             if duplicates:
                 raise InvalidInput([d.problem(file) for d in duplicates])
-        docs = list(yaml.safe_load_all(text))
+            docs.append(loader.construct_document(node))
+    except InputLimitError as exc:
+        raise InvalidInput([Problem("", str(exc), file)]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
         raise InvalidInput([Problem("", f"invalid YAML: {where}{exc.problem}", file)]) from None
     except yaml.YAMLError as exc:
         raise InvalidInput([Problem("", f"invalid YAML: {exc}", file)]) from None
+    finally:
+        loader.dispose()
     if len(docs) > 1:
         raise InvalidInput([Problem("", f"expected one YAML document, found {len(docs)}", file)])
     return docs[0] if docs else None

@@ -7,7 +7,10 @@ Upstream: pkg/scheduler/apis/config/validation/validation.go
   misspelt "NodeResourcesFitArgs" and only the plugin's constructor checks them);
 - paths name real fields: `profiles[0].plugins.queueSort.enabled`, not `.Enabled`;
 - a duplicate profile name is shown as the name, not as upstream's `{}`;
-- an extender needs a urlPrefix (kubesim must know where to send requests).
+- an extender needs a urlPrefix that is an http or https URL with a host (upstream
+  fails only when it calls the extender; kubesim says so before the run);
+- an extender's httpTimeout is within [0, MAX_EXTENDER_TIMEOUT] (upstream waits forever
+  on a negative one; kubesim bounds every wall-clock wait, see docs/extender-limits.md).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Sequence
 from kubesim.errors import Problem
 
 from kubesim_scheduler.config.converter import unstructure
+from kubesim_scheduler.config.durations import format_duration
 from kubesim_scheduler.config.field_errors import duplicate, index, invalid, join, required
 from kubesim_scheduler.config.label_names import qualified_name_errors
 from kubesim_scheduler.config.plugin_args import ARGS_TYPES
@@ -30,6 +34,7 @@ from kubesim_scheduler.config.types import (
     PluginSet,
 )
 from kubesim_scheduler.config.validation_args import validate_plugin_args
+from kubesim_scheduler.extender_limits import MAX_EXTENDER_TIMEOUT, url_prefix_problem
 from kubesim_scheduler.resources import is_extended_resource_name
 
 __all__ = ["REMOVED_PLUGINS", "validate"]
@@ -149,7 +154,7 @@ def _common_queue_sort_problems(profiles: Sequence[KubeSchedulerProfile]) -> lis
 
 
 def _extender_problems(path: str, extenders: Sequence[Extender]) -> list[Problem]:
-    """validateExtenders, plus kubesim's urlPrefix requirement."""
+    """validateExtenders, plus kubesim's urlPrefix and httpTimeout checks."""
     out = []
     binders = 0
     managed: set[str] = set()
@@ -157,6 +162,11 @@ def _extender_problems(path: str, extenders: Sequence[Extender]) -> list[Problem
         p = index(path, i)
         if not ext.url_prefix:
             out.append(required(join(p, "urlPrefix"), "kubesim sends the extender's requests there"))
+        else:
+            problem = url_prefix_problem(ext.url_prefix)
+            if problem:
+                out.append(invalid(join(p, "urlPrefix"), ext.url_prefix, problem))
+        out.extend(_http_timeout_problems(join(p, "httpTimeout"), ext.http_timeout))
         if ext.prioritize_verb and ext.weight <= 0:
             out.append(invalid(join(p, "weight"), ext.weight, "must have a positive weight applied to it"))
         if ext.bind_verb:
@@ -174,6 +184,17 @@ def _extender_problems(path: str, extenders: Sequence[Extender]) -> list[Problem
             )
         )
     return out
+
+
+def _http_timeout_problems(path: str, seconds: float) -> list[Problem]:
+    """kubesim's bounds on one extender call: not negative, at most MAX_EXTENDER_TIMEOUT."""
+    if seconds < 0:
+        return [invalid(path, format_duration(seconds),
+                        "must be zero (the default, 5s) or positive (kubesim check: kube-scheduler would never time out)")]
+    if seconds > MAX_EXTENDER_TIMEOUT:
+        return [invalid(path, format_duration(seconds),
+                        f"must be at most {format_duration(MAX_EXTENDER_TIMEOUT)} (kubesim's bound on one extender call)")]
+    return []
 
 
 def _extended_resource_name_problems(path: str, name: str) -> list[Problem]:

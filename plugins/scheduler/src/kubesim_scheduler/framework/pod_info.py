@@ -13,11 +13,10 @@ import attrs
 
 from kubesim.k8s.keys import pod_key
 from kubesim.k8s.podrequests import NON_ZERO_DEFAULTS, non_zero_pod_requests, pod_requests
-from kubesim.k8s.quantity import nano_to_milli, nano_to_value
 from kubesim.k8s.selectors import LabelSelector as Selector
 from kubesim.k8s.selectors import SelectorError, label_selector_as_selector
 
-from ..resources import Resource, max_resource_from_list, resource_from_list
+from ..resources import Resource, max_resource_from_list, nano_to_milli, nano_to_value, resource_from_list
 from ..taints import Toleration, toleration_of
 
 __all__ = ["PodInfo", "AffinityTerm", "WeightedAffinityTerm", "HostPort", "pod_key", "normalized_image_name"]

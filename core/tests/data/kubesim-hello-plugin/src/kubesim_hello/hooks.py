@@ -7,6 +7,13 @@ from typing import Any
 from kubesim import hookimpl
 from kubesim.cluster import AdmissionRequest, AdmissionResponse
 
+GREETING_SCHEMA: dict[str, Any] = {
+    "openAPIV3Schema": {
+        "type": "object",
+        "properties": {"spec": {"type": "object", "properties": {"text": {"type": "string"}}}},
+    }
+}
+
 GREETING_CRD: dict[str, Any] = {
     "apiVersion": "apiextensions.k8s.io/v1",
     "kind": "CustomResourceDefinition",
@@ -15,7 +22,7 @@ GREETING_CRD: dict[str, Any] = {
         "group": "hello.example.com",
         "names": {"kind": "Greeting", "plural": "greetings"},
         "scope": "Namespaced",
-        "versions": [{"name": "v1", "served": True, "storage": True}],
+        "versions": [{"name": "v1", "served": True, "storage": True, "schema": GREETING_SCHEMA}],
     },
 }
 
