@@ -59,9 +59,14 @@ def _node(draw: st.DrawFn, name: str) -> Obj:
 
 
 def _tolerations(draw: st.DrawFn) -> list[Obj]:
-    keys = draw(st.lists(st.sampled_from(TAINT_KEYS), unique=True, max_size=2))
-    return [{"key": k, "operator": draw(st.sampled_from(("Equal", "Exists"))), "value": "true",
-             "effect": draw(st.sampled_from(EFFECTS))} for k in keys]
+    out = []
+    for key in draw(st.lists(st.sampled_from(TAINT_KEYS), unique=True, max_size=2)):
+        toleration = {"key": key, "operator": draw(st.sampled_from(("Equal", "Exists"))),
+                      "effect": draw(st.sampled_from(EFFECTS))}
+        if toleration["operator"] == "Equal":  # validateTolerations: Exists takes no value
+            toleration["value"] = "true"
+        out.append(toleration)
+    return out
 
 
 def _affinity(draw: st.DrawFn, app: str) -> Obj:

@@ -47,7 +47,7 @@ FILE_CONTENTS = {
 
 
 @pytest.mark.parametrize("source", enabled("loader", FILE_CONTENTS))
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(200))
 @given(data=st.data(), suffix=st.sampled_from(("yaml", "json")))
 def test_the_loader_raises_only_invalid_input_for_any_bytes(source: str, data: st.DataObject, suffix: str) -> None:
     content = data.draw(FILE_CONTENTS[source], label="content")
