@@ -51,9 +51,9 @@ INVALID = {
         scenario(name="s\U0001f600"),
         'Scenario.simulation.kube-scheduler-simulator.x-k8s.io "s\U0001f600" is invalid: metadata.name: '
         'Invalid value: "s\U0001f600": a lowercase RFC 1123 subdomain must consist of'),
-    "scenario-name-lone-surrogates": (  # YAML's "\ud83d" escapes are not joined into one character
+    "scenario-name-surrogate-pair": (  # YAML's "\ud83d\ude00" escapes: one character, as Go joins them
         scenario(name="s\ud83d\ude00").replace('"s\ud83d\ude00"', '"s\\ud83d\\ude00"'),
-        'Scenario.simulation.kube-scheduler-simulator.x-k8s.io "s\\ud83d\\ude00" is invalid: metadata.name'),
+        'Scenario.simulation.kube-scheduler-simulator.x-k8s.io "s\U0001f600" is invalid: metadata.name'),
     "scenario-name-300": (
         scenario(name="a" * 300),
         f'Scenario.simulation.kube-scheduler-simulator.x-k8s.io "{"a" * 300}" is invalid: metadata.name: '

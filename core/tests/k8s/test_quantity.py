@@ -199,3 +199,11 @@ def test_parse_quantity_is_exact(text: str | float, exact: Decimal) -> None:
 def test_cluster_reexports() -> None:
     """kubesim.cluster keeps its names for the same functions."""
     assert cpu_milli("100m") == 100 and to_int("1.5") == 2 and to_int(3) == 3
+
+
+@pytest.mark.parametrize(("text", "printed"), [
+    ("9Ei", "9223372036854775807"), ("-5019761017Ei", "-9223372036854775807"), ("1025Ki", "1025Ki"),
+])
+def test_binary_quantities_capped_at_int64_print_without_a_suffix(text: str, printed: str) -> None:
+    # ParseQuantity caps BinarySI at the largest int64, which is no multiple of 1024
+    assert canonical(text) == printed

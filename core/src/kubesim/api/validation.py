@@ -23,6 +23,7 @@ from kubesim.cluster.priority import SYSTEM_PRIORITY_CLASSES
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import Problem
 from kubesim.input_limits import InputLimitError, SafeLoader
+from kubesim.k8s.values import json_kind
 
 __all__ = [
     "MAX_STEP",
@@ -271,6 +272,12 @@ def _check_operation(
                 bad(f"{opath}.{field}", "required: a non-empty string")
         if not isinstance(meta, dict):
             bad(f"{opath}.metadata", "required: a mapping with name or generateName")
+            return
+        wrong = [f for f in ("name", "generateName", "namespace") if meta.get(f) is not None
+                 and not isinstance(meta[f], str)]
+        for f in wrong:
+            bad(f"{opath}.metadata.{f}", f"expected a string, got {json_kind(meta[f])}")
+        if wrong:
             return
         if not (meta.get("name") or meta.get("generateName")):
             bad(f"{opath}.metadata.name", "required: name or generateName")

@@ -53,4 +53,6 @@ def check_new_object(
     errors.extend(validate_kind(rt, candidate))
     if not errors:
         return None
-    return invalid_error(rt.group_kind, str(obj.get("metadata", {}).get("name") or ""), errors).message
+    original = obj.get("metadata")
+    name = original.get("name") if isinstance(original, dict) else None
+    return invalid_error(rt.group_kind, str(name or ""), errors).message

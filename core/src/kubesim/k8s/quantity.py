@@ -63,7 +63,7 @@ _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)")
 _MAX_INT64 = 2**63 - 1
 _DECIMAL_SUFFIX = {v: k for k, v in _DECIMAL.items()}
-_BINARY_SUFFIX = {v // 10: k for k, v in _BINARY.items()}
+_BINARY_SUFFIX = {0: "", **{v // 10: k for k, v in _BINARY.items()}}
 
 
 class QuantityError(ValueError):

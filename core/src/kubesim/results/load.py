@@ -16,6 +16,7 @@ from kubesim.api import API_VERSION, KIND, Scenario, structure
 from kubesim.api.loader import load_documents
 from kubesim.api.validation import MAX_STEP
 from kubesim.errors import InvalidInput, Problem
+from kubesim.k8s.decoding import decoding_message
 from kubesim.input_limits import RESULT_LIMITS
 from kubesim.results.gcpause import paused_gc
 
@@ -63,6 +64,35 @@ def _check_steps(status: dict[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
+_OBJECT_FIELDS = (("create", "result"), ("patch", "result"), ("pod_scheduled", "pod"),
+                  ("pod_unscheduled", "pod"), ("pod_preempted", "pod"))
+_CAMEL = {"pod_scheduled": "podScheduled", "pod_unscheduled": "podUnscheduled", "pod_preempted": "podPreempted"}
+
+
+def _object_problems(scenario: Scenario) -> list[tuple[str, str]]:
+    """Pods and nodes in the timeline that are not objects of their kind (analysis reads them):
+    each with the API server's decoding message, at most 20."""
+    result = scenario.status.scenario_result
+    found: list[tuple[str, str]] = []
+    for major, events in (result.timeline.items() if result is not None else ()):
+        for i, event in enumerate(events):
+            for field, part in _OBJECT_FIELDS:
+                holder = getattr(event, field)
+                obj = getattr(holder, part, None) if holder is not None else None
+                if obj is None:
+                    continue
+                kind = obj.get("kind", "Pod") if isinstance(obj, dict) else "Pod"
+                if kind not in ("Pod", "Node"):
+                    continue
+                message = decoding_message("", "v1", kind, obj, strict=False)
+                if message is not None:
+                    found.append((f"status.scenarioResult.timeline[{major}][{i}].{_CAMEL.get(field, field)}.{part}",
+                                  message))
+                    if len(found) >= 20:
+                        return found
+    return found
+
+
 def parse_results(documents: Sequence[Any], file: str | None = None) -> list[Scenario]:
     """Structure result documents into Scenarios; InvalidInput lists every problem with its field path."""
     scenarios: list[Scenario] = []
@@ -74,9 +104,12 @@ def parse_results(documents: Sequence[Any], file: str | None = None) -> list[Sce
             problems.extend(Problem(path, message, where) for path, message in found)
             continue
         try:
-            scenarios.append(structure(doc, Scenario, file=where))
+            scenario = structure(doc, Scenario, file=where)
         except InvalidInput as exc:
             problems.extend(exc.problems)
+            continue
+        problems.extend(Problem(path, message, where) for path, message in _object_problems(scenario))
+        scenarios.append(scenario)
     if problems:
         raise InvalidInput(problems)
     return scenarios

@@ -11,6 +11,8 @@ integer, got the string '3'`.
 
 from __future__ import annotations
 
+import json
+
 import sys
 import typing
 from collections.abc import Callable, Mapping
@@ -310,7 +312,9 @@ def error_pairs(exc: BaseException, path: str = "") -> list[tuple[str, str]]:
     if isinstance(exc, FieldErrors):
         return [(join(path, p), m) for p, m in exc.pairs]
     if isinstance(exc, ForbiddenExtraKeysError):
-        return [(join(path, k), "unknown field") for k in sorted(exc.extra_fields)]
+        # YAML allows keys that are not strings (1, null): shown as JSON would write them
+        keys = sorted(k if isinstance(k, str) else json.dumps(k) for k in exc.extra_fields)
+        return [(join(path, k), "unknown field") for k in keys]
     if isinstance(exc, ClassValidationError):
         out: list[tuple[str, str]] = []
         noted, others = exc.group_exceptions()

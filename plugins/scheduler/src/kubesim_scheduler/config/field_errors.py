@@ -25,8 +25,11 @@ __all__ = [
 ]
 
 
-def join(path: str, child: str) -> str:
-    """Append a child field (or an `[i]` index) to a field path."""
+def join(path: str, child: object) -> str:
+    """Append a child field (or an `[i]` index) to a field path; a key that is not a string
+    (YAML allows 1 or null) is shown as JSON writes it."""
+    if not isinstance(child, str):
+        child = json.dumps(child)
     if not path:
         return child
     if not child:
