@@ -14,9 +14,6 @@ __all__ = ["AWAITING_FIX", "enabled"]
 
 # (property, family) -> the finding that keeps it out
 AWAITING_FIX: dict[tuple[str, str], str] = {
-    ("result", "wrong_type"): "#17 the base scenario drawn for this family fails (a later patch of a pod the "
-                              "scheduler preempted: pods \"pod-0\" not found); the generator must not patch "
-                              "pods that preemption may delete",
     ("result", "duplicates"): "#18 in-process `kubesim report` on a result with a repeated key exits 2 with no "
                               "message (the installed command prints the duplicate key); not yet explained",
 }

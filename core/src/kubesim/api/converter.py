@@ -245,7 +245,26 @@ def _problems(exc: BaseException, path: str) -> list[tuple[str, str]]:
         return out
     if isinstance(exc, KeyError):
         return [(path, "required")]
+    if isinstance(exc, (AttributeError, TypeError)) and _PYTHON_TYPE.search(str(exc)):
+        return [(path, _wrong_shape(exc))]  # Python's own words about a wrong shape met inside cattrs
     return [(path, str(exc))]
+
+
+_PYTHON_TYPE = re.compile(r"'(\w+)' object")
+_JSON_NAMES = {"list": "a list", "dict": "a mapping", "str": "a string", "int": "a number", "float": "a number",
+               "bool": "a boolean", "NoneType": "null"}
+
+
+def _wrong_shape(exc: BaseException) -> str:
+    """What a Python AttributeError or TypeError about a decoded value means, in JSON's words."""
+    text = str(exc)
+    found = _PYTHON_TYPE.search(text)
+    got = _JSON_NAMES.get(found.group(1), "a value of another type") if found else "a value of another type"
+    if "'items'" in text or "'keys'" in text:
+        return f"expected a mapping, got {got}"
+    if "not iterable" in text:
+        return f"expected a list, got {got}"
+    return f"the wrong type of value: got {got}"
 
 
 try:  # Python 3.10: cattrs depends on the exceptiongroup backport
