@@ -41,6 +41,7 @@ __all__ = [
     "SafeLoader",
     "check_yaml_node",
     "check_yaml_text",
+    "json_key",
     "valid_unicode",
     "composed_documents",
     "json_loads",
@@ -351,10 +352,27 @@ _NO_TIMESTAMPS = {
 (sigs.k8s.io/yaml) reads `date: 2025-01-01` as the string "2025-01-01"."""
 
 
+def json_key(key: Any) -> Any:
+    """A YAML mapping key as JSON has it: sigs.k8s.io/yaml (kubectl, the API server) turns a key
+    that is not a string (1, true, null) into its text, so `labels: {1: x}` is the label "1"."""
+    if type(key) is str or isinstance(key, (list, tuple, dict)):
+        return key  # unhashable keys are PyYAML's error
+    return json.dumps(key) if isinstance(key, (bool, int, float)) or key is None else str(key)
+
+
+def _construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    mapping = yaml.SafeLoader.construct_mapping(loader, node, deep)
+    if all(type(k) is str for k in mapping):
+        return mapping  # type: ignore[no-any-return]
+    return {json_key(k): v for k, v in mapping.items()}
+
+
 class SafeLoader(yaml.SafeLoader):  # type: ignore[misc]
-    """PyYAML's SafeLoader with integers within Python's conversion limit and dates as strings."""
+    """PyYAML's SafeLoader with integers within Python's conversion limit, dates as strings and
+    keys as JSON has them."""
 
     yaml_implicit_resolvers = _NO_TIMESTAMPS
+    construct_mapping = _construct_mapping
 
 
 SafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
@@ -363,9 +381,10 @@ FastSafeLoader: Any = None
 """libyaml's CSafeLoader (about 20x faster) reading what SafeLoader reads, when PyYAML has libyaml."""
 if getattr(yaml, "CSafeLoader", None) is not None:
     class _FastSafeLoader(yaml.CSafeLoader):  # type: ignore[misc]
-        """libyaml's CSafeLoader with integers within Python's conversion limit and dates as strings."""
+        """libyaml's CSafeLoader reading what SafeLoader reads."""
 
         yaml_implicit_resolvers = _NO_TIMESTAMPS
+        construct_mapping = _construct_mapping
 
     _FastSafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
     FastSafeLoader = _FastSafeLoader

@@ -26,6 +26,7 @@ from kubesim.input_limits import (
     Limits,
     SafeLoader,
     composed_documents,
+    json_key,
     read_text,
     valid_unicode,
 )
@@ -137,7 +138,7 @@ def _construct(node: Any, loader: Any, open_nodes: set[int]) -> Any:
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise _Unusual
-            key = _construct(key_node, loader, open_nodes)
+            key = json_key(_construct(key_node, loader, open_nodes))
             try:
                 if key in out:  # written twice: the duplicate-key check names it
                     raise _Unusual
