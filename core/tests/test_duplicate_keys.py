@@ -75,6 +75,9 @@ def test_load_yaml_uses_the_given_loader() -> None:
     ('{"spec": {"operations": [{"step": 0}, {"step": 1, "step": 2}]}, "kind": "A", "kind": "B"}',
      ["kind", "spec.operations[1].step"]),
     ('{"a": {"x": 1, "x": 2}, "a": {"y": 1, "y": 2}}', ["a", "a.y"]),  # json keeps the last "a"
+    # a lone surrogate escape elsewhere in the text (finding 18: the duplicates were lost)
+    ('{"note": "\\ud864", "b": {"c": 1, "c": 2}}', ["b.c"]),
+    ('{"\\ud864": {"c": 1, "c": 2}}', ["\ufffd.c"]),
 ])
 def test_load_json_duplicate_keys(text: str, paths: list[str]) -> None:
     if not paths:

@@ -13,10 +13,7 @@ from collections.abc import Iterable
 __all__ = ["AWAITING_FIX", "enabled"]
 
 # (property, family) -> the finding that keeps it out
-AWAITING_FIX: dict[tuple[str, str], str] = {
-    ("result", "duplicates"): "#18 in-process `kubesim report` on a result with a repeated key exits 2 with no "
-                              "message (the installed command prints the duplicate key); not yet explained",
-}
+AWAITING_FIX: dict[tuple[str, str], str] = {}
 
 
 def enabled(prop: str, families: Iterable[str]) -> list[str]:

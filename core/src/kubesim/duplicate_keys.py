@@ -151,10 +151,10 @@ def load_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
         repeats = True
         return _Repeated(items)
 
-    data = json_loads(text, pairs, max_depth)
+    data = json_loads(text, pairs, max_depth, fix_unicode=False)  # the fix would drop _Repeated
     if repeats:
-        raise DuplicateKeys(_json_duplicates(data, ""))
-    return data
+        raise DuplicateKeys([DuplicateKey(valid_unicode(text, d.path)) for d in _json_duplicates(data, "")])
+    return valid_unicode(text, data)
 
 
 def _json_duplicates(value: Any, path: str) -> list[DuplicateKey]:

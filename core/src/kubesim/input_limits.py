@@ -254,10 +254,11 @@ def valid_unicode(text: str, data: Any) -> Any:
 
 
 def json_loads(text: str, object_pairs_hook: Callable[[list[tuple[str, Any]]], Any],
-               max_depth: int = MAX_DEPTH) -> Any:
+               max_depth: int = MAX_DEPTH, *, fix_unicode: bool = True) -> Any:
     """json.loads within the limits: at most `max_depth` levels, no NaN or Infinity (not JSON),
     no float beyond float64, no integer beyond Python's int conversion. InputLimitError names
-    the line and column; json.JSONDecodeError on a syntax error.
+    the line and column; json.JSONDecodeError on a syntax error. With `fix_unicode` False the
+    caller applies valid_unicode itself (the tree keeps what `object_pairs_hook` built).
 
     json's parser (C, or Python) raises RecursionError near 1,000 levels, so the depth is
     counted after parsing, on a text known to be JSON."""
@@ -278,7 +279,7 @@ def json_loads(text: str, object_pairs_hook: Callable[[list[tuple[str, Any]]], A
         raise InputLimitError(_position(text, found.start(1)), _too_many_digits(_digits(found.group(1)))) from None
     if _json_depth(text, max_depth) > max_depth:
         raise _too_deep_at(text, max_depth)
-    return valid_unicode(text, data)
+    return valid_unicode(text, data) if fix_unicode else data
 
 
 def _digits(literal: str) -> int:
