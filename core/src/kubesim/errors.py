@@ -20,6 +20,7 @@ __all__ = [
     "Forbidden",
     "Invalid",
     "InvalidInput",
+    "MethodNotSupported",
     "NotFound",
     "Problem",
 ]
@@ -65,6 +66,11 @@ class NotFound(ApiError):
 class AlreadyExists(ApiError):
     code = 409
     reason = "AlreadyExists"
+
+
+class MethodNotSupported(ApiError):
+    code = 405
+    reason = "MethodNotAllowed"
 
 
 class Conflict(ApiError):

@@ -27,6 +27,7 @@ from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
 from kubesim.cli.report import report_command
+from kubesim.cli.serve import serve_command
 from kubesim.cli.validate import check_step_times, load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
 from kubesim.controllers.settle import MAX_OBJECTS, SettleLimits
@@ -227,6 +228,7 @@ def build_cli(hooks: Hooks) -> click.Group:
 
     cli.add_command(report_command(hooks))
     cli.add_command(compare_command(hooks))
+    cli.add_command(serve_command(hooks))
     return cli
 
 

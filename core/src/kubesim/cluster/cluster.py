@@ -79,6 +79,11 @@ class Cluster:
     def graceful_pod_deletion(self, value: bool) -> None:
         self._writes.graceful_pod_deletion = value
 
+    @property
+    def resource_version(self) -> str:
+        """The latest write's resourceVersion, as a list's metadata.resourceVersion gives it."""
+        return str(self._writes.resource_version)
+
     # --- subscriptions --------------------------------------------------------------
 
     def add_admitter(self, admitter: Admitter, *, phase: str) -> None:

@@ -87,6 +87,11 @@ class GenericStore:
         self._names.restart()
         self.namespaces.create_defaults()
 
+    @property
+    def resource_version(self) -> int:
+        """The resourceVersion of the latest write (what a list returns as its own)."""
+        return self._rv
+
     # --- shared plumbing --------------------------------------------------------------
 
     def now(self) -> str:

@@ -39,12 +39,14 @@ if TYPE_CHECKING:
         run_kubesim,
     )
     from kubesim.testing.env import SettleError, SimEnv
+    from kubesim.testing.server import KubesimServer
     from kubesim.testing.scenarios import create, delete, done, patch, scenario, to_yaml, write_yaml
 
 # Imported on first use: the pytest plugin (kubesim.testing.pytest_plugin) loads this package
 # in every pytest run where kubesim is installed, which must stay cheap.
 _LAZY = {
     "KubesimFailed": "kubesim.testing.cli",
+    "KubesimServer": "kubesim.testing.server",
     "KubesimRun": "kubesim.testing.cli",
     "KubesimTimeout": "kubesim.testing.cli",
     "SettleError": "kubesim.testing.env",
@@ -78,6 +80,7 @@ __getattr__ = lazy_getattr(__name__, globals(), _LAZY)
 __all__ = [
     "KubesimFailed",
     "KubesimRun",
+    "KubesimServer",
     "KubesimTimeout",
     "SettleError",
     "SimEnv",

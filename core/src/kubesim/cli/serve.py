@@ -1,0 +1,121 @@
+"""`kubesim serve`: the embedded cluster behind a Kubernetes API on a local port."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from typing import Any
+
+import click
+
+from kubesim.cli.logconfig import configure_logging
+from kubesim.cli.output import OutputError, check_output, write_atomic
+from kubesim.errors import InvalidInput
+from kubesim.k8s.validation import is_dns1123_subdomain
+from kubesim.plugins import Hooks
+from kubesim.serve.app import DEFAULT_MAX_BODY, build_app
+from kubesim.serve.kubeconfig import controller_kubeconfig_path, dump_kubeconfig, kubeconfig
+from kubesim.serve.state import ServerState
+
+__all__ = ["serve_command"]
+
+EXIT_INVALID = 2
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(EXIT_INVALID)
+
+
+def is_loopback(address: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and "localhost"."""
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+def _bind(address: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((address, port))
+    except OSError as exc:
+        sock.close()
+        _fail(f"--address {address} --port {port}: cannot listen there: {exc.strerror or exc}")
+    sock.listen(512)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _url(address: str, port: int) -> str:
+    host = f"[{address}]" if ":" in address else address
+    return f"http://{host}:{port}"
+
+
+def serve_command(hooks: Hooks) -> click.Command:
+    """The `serve` command, with the plugins' run options (e.g. --scheduler-config)."""
+
+    @click.command()
+    @click.option("--address", default="127.0.0.1", show_default=True,
+                  help="Address to listen on; anything but loopback requires --token.")
+    @click.option("--port", type=click.IntRange(0, 65535), default=3131, show_default=True,
+                  help="Port to listen on (0: any free port; the kubeconfig names the one chosen).")
+    @click.option("--kubeconfig-out", type=click.Path(dir_okay=False), default="kubesim.kubeconfig",
+                  show_default=True, help="Write a kubeconfig for kubectl and clients here.")
+    @click.option("--controller", "controllers", multiple=True, metavar="NAME",
+                  help="An outside controller: writes a kubeconfig with its own token beside --kubeconfig-out "
+                       "(kubesim-NAME.kubeconfig); its writes carry NAME in the timeline. Repeatable.")
+    @click.option("--token", envvar="KUBESIM_SERVE_TOKEN",
+                  help="The user's bearer token (default: a random one); required off loopback.")
+    @click.option("--seed", type=int, default=0, show_default=True, help="Seed for every random choice.")
+    @click.option("--max-body", type=click.IntRange(min=1024), default=DEFAULT_MAX_BODY, show_default=True,
+                  help="Largest request body in bytes (larger ones get 413).")
+    @click.option("-v", "--verbose", count=True, help="More log output (debug).")
+    @click.option("-q", "--quiet", count=True, help="Less log output; -qq for errors only.")
+    def serve(address: str, port: int, kubeconfig_out: str, controllers: tuple[str, ...], token: str | None,
+              seed: int, max_body: int, verbose: int, quiet: int, **plugin_options: Any) -> None:
+        """Serve the embedded cluster as a Kubernetes API (kubectl, client libraries, outside controllers)."""
+        import uvicorn
+
+        configure_logging(verbose - quiet)
+        loopback = is_loopback(address)
+        if not loopback and not token:
+            _fail(f"--address {address}: not a loopback address, so a --token is required "
+                  "(every request must then carry it)")
+        for name in controllers:
+            if is_dns1123_subdomain(name):
+                _fail(f"--controller {name!r}: expected a lowercase RFC 1123 name such as my-scheduler")
+        paths = {"--kubeconfig-out": kubeconfig_out}
+        paths.update({f"--controller {n}": str(controller_kubeconfig_path(kubeconfig_out, n)) for n in controllers})
+        for option, path in paths.items():
+            try:
+                check_output(path)
+            except OutputError as exc:
+                _fail(f"{option}: {exc}")
+        try:
+            state = ServerState.create(hooks, seed=seed, require_token=not loopback)
+        except InvalidInput as exc:
+            for problem in exc.problems:
+                click.echo(f"error: {problem}", err=True)
+            sys.exit(EXIT_INVALID)
+        if token:
+            state.set_admin_token(token)
+        sock = _bind(address, port)
+        url = _url(address, sock.getsockname()[1])
+        write_atomic(kubeconfig_out, dump_kubeconfig(kubeconfig(url, state.admin_token, "user")))
+        for name in controllers:
+            write_atomic(controller_kubeconfig_path(kubeconfig_out, name),
+                         dump_kubeconfig(kubeconfig(url, state.add_controller(name), name)))
+        click.echo(f"kubesim serve: listening on {url} (kubeconfig: {kubeconfig_out})", err=True)
+        config = uvicorn.Config(build_app(state, max_body=max_body), log_level="warning", access_log=False,
+                                timeout_graceful_shutdown=5)
+        uvicorn.Server(config).run(sockets=[sock])
+
+    for option in hooks.run_options():
+        serve.params.append(option)
+    return serve

@@ -1,0 +1,107 @@
+"""What `kubesim serve` serves: one embedded cluster, the lock every request takes, who may call.
+
+The cluster is single-threaded code: HTTP handlers (in starlette's thread pool) and the
+scenario engine (its own thread) take `ServerState.lock` around every call into it, so each
+request is one atomic step of the cluster, as in the in-process engine.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+import attrs
+
+from kubesim.clock import Clock
+from kubesim.cluster import Cluster
+from kubesim.plugins import Hooks
+from kubesim.scenario.crd import SCENARIO_CRD
+
+__all__ = ["ADMIN", "Identity", "ServerState"]
+
+T = TypeVar("T")
+
+
+@attrs.frozen
+class Identity:
+    """Who sends a request: the user (kubectl, clients) or a named outside controller.
+
+    `actor` is the name its writes carry in the timeline and in watch events.
+    """
+
+    name: str
+    controller: bool = False
+
+    @property
+    def actor(self) -> str:
+        return self.name
+
+
+ADMIN = Identity("user")
+"""The identity of requests with the admin token (or none, on loopback without a token)."""
+
+
+class ServerState:
+    """The served cluster, its lock, and the bearer tokens of the user and of outside controllers."""
+
+    def __init__(self, cluster: Cluster, hooks: Hooks | None = None, *, require_token: bool = False) -> None:
+        self.cluster = cluster
+        self.hooks = hooks
+        self.lock = threading.RLock()
+        self.require_token = require_token
+        self.admin_token = secrets.token_hex(16)
+        self._tokens: dict[str, Identity] = {self.admin_token: ADMIN}
+
+    @classmethod
+    def create(cls, hooks: Hooks | None, *, seed: int = 0, clock: Clock | None = None,
+               require_token: bool = False) -> ServerState:
+        """A fresh cluster with the Scenario CRD and the installed plugins' CRDs registered."""
+        cluster = Cluster(clock or Clock(), seed=seed)
+        cluster.registry.register_crd(SCENARIO_CRD)
+        if hooks is not None:
+            for crd in hooks.custom_resources():
+                cluster.registry.register_crd(dict(crd))
+        return cls(cluster, hooks, require_token=require_token)
+
+    # --- identities -------------------------------------------------------------
+
+    def set_admin_token(self, token: str) -> None:
+        """Use `token` (e.g. from --token) as the user's bearer token instead of the random one."""
+        del self._tokens[self.admin_token]
+        self.admin_token = token
+        self._tokens[token] = ADMIN
+
+    def add_controller(self, name: str) -> str:
+        """Register an outside controller `name`; returns its bearer token."""
+        for token, who in self._tokens.items():
+            if who.controller and who.name == name:
+                return token
+        token = secrets.token_hex(16)
+        self._tokens[token] = Identity(name, controller=True)
+        return token
+
+    def identify(self, token: str | None) -> Identity | None:
+        """The identity a bearer token stands for; ADMIN for no token when none is required; None: refused."""
+        if token is None:
+            return None if self.require_token else ADMIN
+        return self._tokens.get(token)
+
+    def controllers(self) -> list[Identity]:
+        """The outside controllers registered, in registration order."""
+        return [who for who in self._tokens.values() if who.controller]
+
+    # --- cluster access ----------------------------------------------------------
+
+    @contextmanager
+    def locked(self) -> Iterator[Cluster]:
+        """The cluster, held for the duration of the block."""
+        with self.lock:
+            yield self.cluster
+
+    def call(self, fn: Callable[[Cluster], T]) -> T:
+        """Run `fn(cluster)` under the lock."""
+        with self.lock:
+            return fn(self.cluster)
