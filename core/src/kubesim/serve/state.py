@@ -2,7 +2,9 @@
 
 The cluster is single-threaded code: HTTP handlers (in starlette's thread pool) and the
 scenario engine (its own thread) take `ServerState.lock` around every call into it, so each
-request is one atomic step of the cluster, as in the in-process engine.
+request is one atomic step of the cluster, as in the in-process engine. Code that must wait
+for outside clients (an outside controller to settle) waits on `ServerState.changed`, which
+releases the lock while it waits and is notified after every write.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ class ServerState:
         self.cluster = cluster
         self.hooks = hooks
         self.lock = threading.RLock()
+        self.changed = threading.Condition(self.lock)
+        """Notified (lock held) after every committed write: waiters wait on it, which releases the lock."""
+        cluster.watch(lambda _event: self.changed.notify_all())
         self.require_token = require_token
         self.admin_token = secrets.token_hex(16)
         self._tokens: dict[str, Identity] = {self.admin_token: ADMIN}
