@@ -28,7 +28,10 @@ _V3_REF = "#/components/schemas/"
 _OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 _LIST_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"
 _STATUS = "io.k8s.apimachinery.pkg.apis.meta.v1.Status"
+_PATCH = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
 _QUERY = ("dryRun", "fieldManager", "fieldValidation", "pretty")
+_PATCH_TYPES = ("application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json")
+_SMP = "application/strategic-merge-patch+json"
 
 
 def _encode(doc: Any) -> bytes:
@@ -120,9 +123,15 @@ def _definition_of(s: Served, version: str) -> str | None:
     return vendored.definition_for(s.rt.group, version, s.rt.kind)
 
 
-def _operation(action: str, gvk: dict[str, str], schema: str | None, query: tuple[str, ...]) -> dict[str, Any]:
+def _operation(action: str, gvk: dict[str, str], schema: str | None, query: tuple[str, ...],
+               body: tuple[str, ...] = ()) -> dict[str, Any]:
     content = {"application/json": {"schema": {"$ref": _V3_REF + (schema or _STATUS)}}}
-    return {"operationId": f"{action}{gvk['kind']}", "x-kubernetes-action": action,
+    op: dict[str, Any] = {}
+    if body:
+        # the media types kubectl's patcher reads (strategic merge only for built-ins, as upstream)
+        ref = _PATCH if action == "patch" else schema or _STATUS
+        op["requestBody"] = {"content": {t: {"schema": {"$ref": _V3_REF + ref}} for t in body}, "required": True}
+    return op | {"operationId": f"{action}{gvk['kind']}", "x-kubernetes-action": action,
             "x-kubernetes-group-version-kind": gvk,
             "parameters": [{"name": q, "in": "query", "schema": {"type": "string", "uniqueItems": True}}
                            for q in query],
@@ -135,10 +144,13 @@ def _paths(s: Served, version: str, prefix: str) -> dict[str, Any]:
     schema = _definition_of(s, version)
     base = f"{prefix}/namespaces/{{namespace}}/{rt.plural}" if rt.namespaced else f"{prefix}/{rt.plural}"
     list_schema = schema + "List" if schema else None
+    patch_types = _PATCH_TYPES if s.crd is not None else (*_PATCH_TYPES, _SMP)
     return {
-        base: {"get": _operation("list", gvk, list_schema, ()), "post": _operation("post", gvk, schema, _QUERY)},
-        base + "/{name}": {"get": _operation("get", gvk, schema, ()), "put": _operation("put", gvk, schema, _QUERY),
-                           "patch": _operation("patch", gvk, schema, _QUERY + ("force",)),
+        base: {"get": _operation("list", gvk, list_schema, ()),
+               "post": _operation("post", gvk, schema, _QUERY, ("application/json",))},
+        base + "/{name}": {"get": _operation("get", gvk, schema, ()),
+                           "put": _operation("put", gvk, schema, _QUERY, ("application/json",)),
+                           "patch": _operation("patch", gvk, schema, _QUERY + ("force",), patch_types),
                            "delete": _operation("delete", gvk, _STATUS, ("dryRun",))},
     }
 
@@ -177,7 +189,7 @@ class OpenAPIDocs:
             return None
         prefix = f"/api/{version}" if legacy else f"/apis/{group}/{version}"
         paths: dict[str, Any] = {}
-        roots = [_STATUS]
+        roots = [_STATUS, _PATCH]
         for s in served:
             paths.update(_paths(s, version, prefix))
             name = _definition_of(s, version)
