@@ -25,8 +25,8 @@ from kubesim.errors import ApiError, BadRequest, MethodNotSupported, NotFound
 from kubesim.input_limits import InputLimitError, SafeLoader
 from kubesim.serve import discovery, rest
 from kubesim.serve.catalog import catalog_of
-from kubesim.serve.negotiation import pick_as
-from kubesim.serve.openapi import OpenAPIDocs
+from kubesim.serve.negotiation import media_ranges, pick_as
+from kubesim.serve.openapi import V2_PROTOBUF, V2_PROTOBUF_DOCUMENT, OpenAPIDocs
 from kubesim.serve.tables import table_response
 from kubesim.serve.errors import status_body, status_of
 from kubesim.serve.resources import parse_path, resolve
@@ -153,7 +153,7 @@ class Server:
         if path == "/version":
             return json_response(200, discovery.version_info())
         if path.startswith("/openapi/"):
-            return self._openapi(path)
+            return self._openapi(path, accept)
         parts = path.strip("/").split("/")
         if parts[0] not in ("api", "apis") or len(parts) > 3 or (parts[0] == "api" and len(parts) > 2):
             return None
@@ -174,9 +174,14 @@ class Server:
             raise NotFound("the server could not find the requested resource")
         return json_response(200, page)
 
-    def _openapi(self, path: str) -> Response | None:
-        """/openapi/v2 (JSON even when protobuf is asked for), /openapi/v3 and /openapi/v3/<group version>."""
+    def _openapi(self, path: str, accept: str | None) -> Response | None:
+        """/openapi/v2, /openapi/v3 and /openapi/v3/<group version> as JSON (k8s.io/kube-openapi pkg/handler,
+        pkg/handler3); /openapi/v2 asked for in protobuf only: see openapi.V2_PROTOBUF_DOCUMENT."""
         catalog = catalog_of(self.state)
+        ranges = media_ranges(accept)
+        if path == "/openapi/v2" and ranges and ranges[0].media_type == V2_PROTOBUF:
+            # kube-openapi pkg/handler answers protobuf as application/octet-stream
+            return Response(V2_PROTOBUF_DOCUMENT, media_type="application/octet-stream")
         if path == "/openapi/v2":
             doc: bytes | None = self.openapi.v2(catalog)
         elif path == "/openapi/v3":

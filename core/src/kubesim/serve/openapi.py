@@ -21,7 +21,20 @@ from kubesim.k8s import openapi as vendored
 from kubesim.serve.catalog import Catalog, Served
 from kubesim.serve.discovery import KUBERNETES_VERSION
 
-__all__ = ["OpenAPIDocs", "crd_definition_name"]
+__all__ = ["OpenAPIDocs", "V2_PROTOBUF", "V2_PROTOBUF_DOCUMENT", "crd_definition_name"]
+
+V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+"""The media type client-go's OpenAPISchema() asks /openapi/v2 for, and only that one."""
+
+V2_PROTOBUF_DOCUMENT = b"\x0a\x032.0"
+"""A gnostic openapi_v2.Document with only `swagger: "2.0"` (field 1) and no definitions.
+
+kubesim does not encode protobuf. client-go cannot read JSON under that Accept header, so
+kubectl gets a valid document without schemas: its client-side validation then skips the kind
+(k8s.io/kubectl pkg/validation/schema.go: a kind absent from the schema is not validated)
+and kubectl apply falls back to its compiled-in strategic merge metadata. kubectl 1.32
+uses /openapi/v3 (complete) first for all three.
+"""
 
 _V2_REF = "#/definitions/"
 _V3_REF = "#/components/schemas/"
