@@ -82,7 +82,7 @@ def test_a_list_as_a_table(server: KubesimServer) -> None:
     assert table["columnDefinitions"][0]["format"] == "name"
     assert int(table["metadata"]["resourceVersion"]) > 0
     [row] = table["rows"]
-    assert row["cells"] == ["web", "0/2", "Pending", 0, "0s", "<none>", "<none>", "<none>", "0/1"]
+    assert row["cells"] == ["web", "0/2", "Pending", "0", "0s", "<none>", "<none>", "<none>", "0/1"]
     assert row["object"]["kind"] == "PartialObjectMetadata" and row["object"]["metadata"]["namespace"] == "shop"
     assert "spec" not in row["object"]
 
@@ -108,8 +108,8 @@ def test_ages_are_measured_on_the_simulated_clock(server: KubesimServer) -> None
     _, table = _table(server, "/api/v1/namespaces/shop/events")
     assert _columns(table) == ["Last Seen", "Type", "Reason", "Object", "Message"]
     # the clock starts at 2025-01-01T00:00:00Z: the event was last seen 5 minutes before, first 10
-    assert table["rows"][0]["cells"][:5] == ["5m (x2 over 10m)", "Normal", "Scheduled", "pod/web",
-                                             "assigned shop/web to n1"]
+    assert table["rows"][0]["cells"] == ["5m", "Normal", "Scheduled", "pod/web", "", "", "assigned shop/web to n1",
+                                         "10m", 2, "web.1"]
 
 
 @pytest.mark.usefixtures("objects")
