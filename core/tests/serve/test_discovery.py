@@ -87,6 +87,9 @@ def test_legacy_discovery_documents(server: KubesimServer) -> None:
     assert versions["versions"] == ["v1"]
     _, groups = _get(server, "/apis")
     assert groups["kind"] == "APIGroupList"
+    names = [g["name"] for g in groups["groups"]]  # kube-apiserver's group priority order, CRD groups last
+    assert names.index("apps") < names.index("batch") < names.index("apiextensions.k8s.io") < \
+        names.index("simulation.kube-scheduler-simulator.x-k8s.io")
     apps = next(g for g in groups["groups"] if g["name"] == "apps")
     assert apps["preferredVersion"] == {"groupVersion": "apps/v1", "version": "v1"}
     _, group = _get(server, "/apis/apps")

@@ -8,6 +8,7 @@ spec.names. The catalog is rebuilt only when the registered kinds or the stored 
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
 from collections.abc import Mapping
@@ -21,7 +22,7 @@ from kubesim.scenario.crd import SCENARIO_CRD
 from kubesim.serve.resources import served_versions
 from kubesim.serve.state import ServerState
 
-__all__ = ["ALL_VERBS", "Catalog", "Served", "Subresource", "catalog_of"]
+__all__ = ["ALL_VERBS", "Catalog", "Served", "Subresource", "catalog_of", "version_priority"]
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 _NO_COLLECTION_DELETE = ("create", "delete", "get", "list", "patch", "update", "watch")
@@ -82,6 +83,33 @@ _NAMES: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {
     ("apiextensions.k8s.io", "customresourcedefinitions"): (("crd", "crds"), ("api-extensions",)),
 }
 
+# Built-in groups in the order kube-apiserver lists them (pkg/controlplane/apiserver/aggregator.go
+# apiVersionPriorities, highest group priority first); CRD groups follow, by name.
+_GROUP_ORDER = ("", "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io",
+                "authorization.k8s.io", "autoscaling", "batch", "certificates.k8s.io", "networking.k8s.io", "policy",
+                "rbac.authorization.k8s.io", "storage.k8s.io", "admissionregistration.k8s.io",
+                "apiextensions.k8s.io", "scheduling.k8s.io", "coordination.k8s.io", "node.k8s.io",
+                "discovery.k8s.io", "flowcontrol.apiserver.k8s.io", "resource.k8s.io")
+
+
+def _group_priority(group: str) -> tuple[int, str]:
+    return (_GROUP_ORDER.index(group) if group in _GROUP_ORDER else len(_GROUP_ORDER), group)
+
+
+_KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
+
+
+def version_priority(version: str) -> tuple[int, int, int, str]:
+    """A sort key putting versions in kube-aware order (k8s.io/apimachinery pkg/version
+    CompareKubeAwareVersionStrings): v2, v1, v1beta2, v1beta1, v1alpha1, then others by name."""
+    found = _KUBE_VERSION.match(version)
+    if found is None:
+        return (3, 0, 0, version)
+    major, stage, minor = found.groups()
+    rank = {None: 0, "beta": 1, "alpha": 2}[stage]
+    return (rank, -int(major), -int(minor or 0), version)
+
+
 _SCALED = frozenset({("", "replicationcontrollers"), ("apps", "deployments"), ("apps", "replicasets"),
                      ("apps", "statefulsets")})
 
@@ -132,12 +160,13 @@ class Catalog:
         return [s for s in self.served if s.rt.group == group and version in s.versions]
 
     def group_versions(self) -> dict[str, list[str]]:
-        """Group ("" for core) -> its served versions, preferred (storage) version first."""
+        """Group ("" for core) -> its served versions, in kube-apiserver's order: groups by priority,
+        versions highest first (the first is the preferred version)."""
         groups: dict[str, list[str]] = {}
-        for s in sorted(self.served, key=lambda s: s.rt.group):
+        for s in self.served:
             versions = groups.setdefault(s.rt.group, [])
             versions.extend(v for v in s.versions if v not in versions)
-        return groups
+        return {g: sorted(groups[g], key=version_priority) for g in sorted(groups, key=_group_priority)}
 
     def find(self, rt: ResourceType) -> Served | None:
         """The entry of one registered type."""

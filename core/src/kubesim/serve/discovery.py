@@ -51,7 +51,7 @@ def _group(name: str, versions: list[str]) -> dict[str, Any]:
 
 def api_group_list(catalog: Catalog) -> dict[str, Any]:
     """/apis: every non-core group with its versions."""
-    groups = [_group(g, vs) for g, vs in sorted(catalog.group_versions().items()) if g]
+    groups = [_group(g, vs) for g, vs in catalog.group_versions().items() if g]
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
 
@@ -114,7 +114,7 @@ def _discovered(s: Served, version: str) -> dict[str, Any]:
 def aggregated(catalog: Catalog, legacy: bool, version: str = "v2") -> dict[str, Any]:
     """The APIGroupDiscoveryList of /api (`legacy`: the core group) or /apis (every other group)."""
     items = []
-    for group, versions in sorted(catalog.group_versions().items()):
+    for group, versions in catalog.group_versions().items():
         if (group == "") != legacy:
             continue
         entries = [{"version": v, "resources": [_discovered(s, v) for s in catalog.in_version(group, v)],
