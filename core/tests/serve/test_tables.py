@@ -206,3 +206,46 @@ def test_kubectl_get_scenarios(run_kubectl: KubectlRun) -> None:
     (30 * 3600, "30h"), (50 * 3600, "2d2h"), (400 * 86400, "400d"), (3 * 365 * 86400 + 86400, "3y1d")])
 def test_human_duration_as_kubectl_prints_ages(seconds: int, shown: str) -> None:
     assert human_duration(seconds) == shown
+
+
+def _pod_with_status(name: str, status: dict[str, Any]) -> tuple[str, str]:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+           "spec": {"nodeName": "n1", "initContainers": [{"name": "init", "image": "busybox"}],
+                    "containers": [{"name": "a", "image": "nginx"}, {"name": "b", "image": "proxy"}]}}
+    return json.dumps(pod), json.dumps({"status": status})
+
+
+def test_pod_status_and_restarts_as_printers_go_shows_them(run_kubectl: KubectlRun, tmp_path: Any) -> None:
+    init_done = {"name": "init", "image": "busybox", "imageID": "", "ready": False, "restartCount": 0,
+                 "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}
+    running = {"phase": "Running", "podIPs": [{"ip": "10.0.0.5"}],
+               "conditions": [{"type": "Initialized", "status": "True"}, {"type": "Ready", "status": "True"}],
+               "initContainerStatuses": [init_done],
+               "containerStatuses": [
+                   {"name": "a", "image": "nginx", "imageID": "", "ready": True, "restartCount": 2,
+                    "state": {"running": {}},
+                    "lastState": {"terminated": {"exitCode": 1, "finishedAt": "2024-12-31T23:57:00Z"}}},
+                   {"name": "b", "image": "proxy", "imageID": "", "ready": True, "restartCount": 1,
+                    "state": {"running": {}}}]}
+    crashing = {"phase": "Running", "initContainerStatuses": [init_done],
+                "conditions": [{"type": "Initialized", "status": "True"}],
+                "containerStatuses": [
+                    {"name": "a", "image": "nginx", "imageID": "", "ready": False, "restartCount": 4,
+                     "state": {"waiting": {"reason": "CrashLoopBackOff"}}},
+                    {"name": "b", "image": "proxy", "imageID": "", "ready": True, "restartCount": 0,
+                     "state": {"running": {}}}]}
+    initializing = {"phase": "Pending", "initContainerStatuses": [
+        {"name": "init", "image": "busybox", "imageID": "", "ready": False, "restartCount": 0,
+         "state": {"running": {}}}]}
+    for name, status in (("runner", running), ("crasher", crashing), ("starter", initializing)):
+        pod, patch = _pod_with_status(name, status)
+        (tmp_path / f"{name}.json").write_text(pod)
+        (tmp_path / f"{name}-status.json").write_text(patch)
+        run_kubectl("apply", "-f", str(tmp_path / f"{name}.json"))
+        run_kubectl("patch", "pod", name, "--subresource=status", "--type=merge", "--patch-file",
+                    str(tmp_path / f"{name}-status.json"))
+    rows = [line.split() for line in run_kubectl("get", "pods", "-o", "wide").stdout.splitlines()]
+    assert rows[1:] == [
+        ["crasher", "1/2", "CrashLoopBackOff", "4", "0s", "<none>", "n1", "<none>", "<none>"],
+        ["runner", "2/2", "Running", "3", "(3m", "ago)", "0s", "10.0.0.5", "n1", "<none>", "<none>"],
+        ["starter", "0/2", "Init:0/1", "0", "0s", "<none>", "n1", "<none>", "<none>"]]
