@@ -56,7 +56,7 @@ def test_aggregated_discovery_of_the_core_group(server: KubesimServer) -> None:
     assert (body["kind"], body["apiVersion"]) == ("APIGroupDiscoveryList", "apidiscovery.k8s.io/v2")
     assert [v["version"] for v in body["items"][0]["versions"]] == ["v1"]
     pods = _resources(body, "")["pods"]
-    assert pods["responseKind"] == {"group": "", "version": "v1", "kind": "Pod"}
+    assert pods["responseKind"] == {"group": "", "version": "", "kind": "Pod"}  # as kube-apiserver: same GV
     assert (pods["scope"], pods["singularResource"], pods["shortNames"], pods["categories"]) == \
         ("Namespaced", "pod", ["po"], ["all"])
     assert pods["verbs"] == ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -77,8 +77,12 @@ def test_aggregated_discovery_of_the_named_groups(server: KubesimServer) -> None
     assert apps["deployments"]["shortNames"] == ["deploy"] and apps["deployments"]["categories"] == ["all"]
     scale = next(s for s in apps["deployments"]["subresources"] if s["subresource"] == "scale")
     assert scale["responseKind"] == {"group": "autoscaling", "version": "v1", "kind": "Scale"}
+    assert next(s for s in apps["deployments"]["subresources"] if s["subresource"] == "status")["responseKind"] == \
+        {"group": "", "version": "", "kind": "Deployment"}
     scenarios = _resources(body, "simulation.kube-scheduler-simulator.x-k8s.io")["scenarios"]
     assert (scenarios["scope"], scenarios["singularResource"]) == ("Cluster", "scenario")
+    assert scenarios["responseKind"] == {"group": "simulation.kube-scheduler-simulator.x-k8s.io",
+                                         "version": "v1alpha1", "kind": "Scenario"}
 
 
 def test_legacy_discovery_documents(server: KubesimServer) -> None:

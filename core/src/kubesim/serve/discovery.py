@@ -91,10 +91,18 @@ def api_resource_list(catalog: Catalog, group: str, version: str) -> dict[str, A
             "groupVersion": f"{group}/{version}" if group else version, "resources": resources}
 
 
+def _response_kind(s: Served, group: str, version: str, kind: str) -> dict[str, str]:
+    # Built-ins: the APIResource's group and version, empty unless they differ from the parent's
+    # (endpoints/installer.go ConvertGroupVersionIntoToDiscovery); CRDs: always set
+    # (apiextensions-apiserver pkg/apiserver/customresource_discovery_controller.go).
+    if s.crd is None and group == s.rt.group:
+        return {"group": "", "version": "", "kind": kind}
+    return {"group": group, "version": version, "kind": kind}
+
+
 def _discovered(s: Served, version: str) -> dict[str, Any]:
     rt = s.rt
-    entry: dict[str, Any] = {"resource": rt.plural,
-                             "responseKind": {"group": rt.group, "version": version, "kind": rt.kind},
+    entry: dict[str, Any] = {"resource": rt.plural, "responseKind": _response_kind(s, rt.group, version, rt.kind),
                              "scope": "Namespaced" if rt.namespaced else "Cluster",
                              "singularResource": s.singular, "verbs": list(s.verbs)}
     if s.short_names:
@@ -104,8 +112,8 @@ def _discovered(s: Served, version: str) -> dict[str, Any]:
     if s.subresources:
         entry["subresources"] = [
             {"subresource": sub.name,
-             "responseKind": {"group": sub.group, "version": version if sub.group == rt.group else sub.version,
-                              "kind": sub.kind},
+             "responseKind": _response_kind(s, sub.group, version if sub.group == rt.group else sub.version,
+                                            sub.kind),
              "verbs": list(sub.verbs)}
             for sub in s.subresources]
     return entry
