@@ -171,6 +171,9 @@ spec:
     additionalPrinterColumns:
     - {name: Size, type: integer, jsonPath: .spec.size}
     - {name: Colors, type: string, jsonPath: ".spec.colors[1]", priority: 1}
+    - {name: Ready, type: string, jsonPath: '.status.conditions[?(@.type=="Ready")].status'}
+    - {name: All, type: string, jsonPath: .spec.colors}
+    - {name: Wrong, type: integer, jsonPath: ".spec.colors[0]"}
     - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
     schema:
       openAPIV3Schema:
@@ -181,14 +184,22 @@ spec:
             properties:
               size: {type: integer}
               colors: {type: array, items: {type: string}}
+          status:
+            type: object
+            properties:
+              conditions:
+                type: array
+                items: {type: object, properties: {type: {type: string}, status: {type: string}}}
 """)
     run_kubectl("apply", "-f", str(crd))
     widget = tmp_path / "widget.yaml"
     widget.write_text("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1, namespace: default}\n"
-                      "spec: {size: 3, colors: [red, blue]}\n")
+                      "spec: {size: 3, colors: [red, blue]}\n"
+                      "status: {conditions: [{type: Synced, status: 'False'}, {type: Ready, status: 'True'}]}\n")
     run_kubectl("apply", "-f", str(widget))
     assert [line.split() for line in run_kubectl("get", "widgets", "-o", "wide").stdout.splitlines()] == \
-        [["NAME", "SIZE", "COLORS", "AGE"], ["w1", "3", "blue", "0s"]]
+        [["NAME", "SIZE", "COLORS", "READY", "ALL", "WRONG", "AGE"],
+         ["w1", "3", "blue", "True", '["red","blue"]', "0s"]]  # WRONG: an empty cell (a string, not an integer)
     crds = run_kubectl("get", "crd", "widgets.example.com").stdout.splitlines()
     assert [line.split() for line in crds] == [["NAME", "CREATED", "AT"],
                                                ["widgets.example.com", "2025-01-01T00:00:00Z"]]

@@ -16,6 +16,7 @@ from typing import Any
 
 from kubesim.cluster.registry import CRD_TYPE, ResourceType
 from kubesim.errors import BadRequest
+from kubesim.serve import jsonpath
 from kubesim.serve.catalog import catalog_of
 from kubesim.serve.negotiation import MediaRange, pick_as
 from kubesim.serve.state import ServerState
@@ -526,36 +527,30 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Cells]] = {
 
 # --- custom resources: additionalPrinterColumns -------------------------------------
 
-def _json_path(o: Any, path: str) -> Any:
-    """The value at a simple JSONPath (.a.b, .a[0].b, .a['x.y']); None when absent or unsupported."""
-    path = path.strip()
-    if path.startswith("{") and path.endswith("}"):
-        path = path[1:-1]
-    i, node = 0, o
-    while i < len(path) and node is not None:
-        ch = path[i]
-        if ch == ".":
-            j = i + 1
-            while j < len(path) and path[j] not in ".[":
-                j += 1
-            key = path[i + 1:j]
-            node = node.get(key) if isinstance(node, Mapping) and key else node if not key else None
-            i = j
-        elif ch == "[":
-            j = path.find("]", i)
-            if j < 0:
-                return None
-            inner = path[i + 1:j].strip()
-            if inner[:1] in "'\"" and inner[-1:] == inner[:1]:
-                node = node.get(inner[1:-1]) if isinstance(node, Mapping) else None
-            elif inner.lstrip("-").isdigit():
-                node = _get(node, int(inner))
-            else:
-                return None
-            i = j + 1
-        else:
-            return None
-    return node
+def _go_text(value: Any) -> str:
+    """How client-go's jsonpath prints one result: maps and lists as compact JSON, scalars as Go's fmt."""
+    if isinstance(value, (Mapping, list)):
+        return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return "<nil>" if value is None else str(value)
+
+
+def _column_cell(kind: str, value: Any, now: datetime) -> Any:
+    """tableconvertor.go cellForJSONValue: the value if it has the column's type, else an empty cell."""
+    if kind == "string":
+        return _go_text(value)
+    if kind == "integer" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return int(value)
+    if kind == "number" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if kind == "boolean" and isinstance(value, bool):
+        return value
+    if kind == "date" and isinstance(value, str):
+        return "<invalid>" if _time(value) is None else _since(value, now)
+    return None
 
 
 def _printer_columns(crd: Mapping[str, Any] | None, version: str) -> list[Mapping[str, Any]]:
@@ -573,15 +568,11 @@ def _custom(crd: Mapping[str, Any] | None, version: str) -> tuple[list[Column], 
     def cells(o: Obj, now: datetime) -> list[Any]:
         row: list[Any] = [_meta(o).get("name")]
         for c in columns:
-            value = _json_path(o, str(c.get("jsonPath", "")))
-            if value is None:
-                row.append(None)
-            elif c.get("type") == "date":
-                row.append(_since(value, now))
-            elif isinstance(value, (Mapping, list)):
-                row.append(json.dumps(value, separators=(",", ":")))
-            else:
-                row.append(value)
+            try:
+                found = jsonpath.find(o, str(c.get("jsonPath", "")))
+            except jsonpath.JSONPathError:
+                found = []
+            row.append(_column_cell(str(c.get("type", "string")), found[0], now) if found else None)
         return row
 
     defs: list[Column] = [_NAME] + [(str(c.get("name", "")), str(c.get("type", "string")),
