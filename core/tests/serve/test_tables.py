@@ -260,3 +260,27 @@ def test_pod_status_and_restarts_as_printers_go_shows_them(run_kubectl: KubectlR
         ["crasher", "1/2", "CrashLoopBackOff", "4", "0s", "<none>", "n1", "<none>", "<none>"],
         ["runner", "2/2", "Running", "3", "(3m", "ago)", "0s", "10.0.0.5", "n1", "<none>", "<none>"],
         ["starter", "0/2", "Init:0/1", "0", "0s", "<none>", "n1", "<none>", "<none>"]]
+
+
+@pytest.mark.parametrize(("path", "found"), [
+    (".status.conditions[?(@.type==\"Ready\")].status", ["True"]),
+    ("{.status.conditions[*].type}", ["Synced", "Ready"]),
+    (".status.conditions[-1].type", ["Ready"]),
+    (".spec['size']", [3]),
+    (".status.conditions[?(@.weight>2)].type", ["Ready"]),
+    (".spec.missing", []),
+])
+def test_printer_column_json_paths(path: str, found: list[Any]) -> None:
+    from kubesim.serve.jsonpath import find
+
+    obj = {"spec": {"size": 3}, "status": {"conditions": [{"type": "Synced", "status": "False", "weight": 1},
+                                                          {"type": "Ready", "status": "True", "weight": 5}]}}
+    assert find(obj, path) == found
+
+
+def test_unsupported_json_paths_are_refused() -> None:
+    from kubesim.serve.jsonpath import JSONPathError, find
+
+    for path in (".a[", ".a[?(@.b =~ /x/)]", "a.b", "." + "a" * 600):
+        with pytest.raises(JSONPathError):
+            find({}, path)
