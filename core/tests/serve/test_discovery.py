@@ -176,3 +176,19 @@ metadata: {name: settings, namespace: default}
     names = run_kubectl("get", "all", "-o", "name").stdout.split()
     assert "pod/web" in names and "service/web" in names
     assert not any(n.startswith("configmap/") for n in names)
+
+
+def test_the_python_clients_dynamic_discovery(server: KubesimServer) -> None:
+    from kubernetes import config, dynamic
+
+    api = dynamic.DynamicClient(config.new_client_from_config(config_file=str(server.kubeconfig)))
+    pods = api.resources.get(api_version="v1", kind="Pod")
+    assert (pods.name, pods.namespaced, pods.short_names) == ("pods", True, ["po"])
+    deployments = api.resources.get(api_version="apps/v1", kind="Deployment")
+    assert deployments.subresources["scale"].kind == "Scale"
+    scenarios = api.resources.get(api_version="simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1",
+                                  kind="Scenario")
+    assert scenarios.name == "scenarios" and not scenarios.namespaced
+    assert [i.metadata.name for i in api.get(scenarios).items] == []
+    assert "default" in [i.metadata.name for i in api.get(api.resources.get(api_version="v1",
+                                                                            kind="Namespace")).items]
