@@ -104,6 +104,21 @@ def test_include_object_and_single_objects(server: KubesimServer) -> None:
 
 
 @pytest.mark.usefixtures("objects")
+def test_partial_object_metadata(server: KubesimServer) -> None:
+    wanted = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
+    content_type, body = _table(server, "/api/v1/namespaces/shop/pods", wanted)
+    assert content_type == "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+    assert (body["kind"], body["apiVersion"]) == ("PartialObjectMetadataList", "meta.k8s.io/v1")
+    assert body["metadata"]["resourceVersion"]
+    assert [(i["kind"], i["metadata"]["name"]) for i in body["items"]] == [("PartialObjectMetadata", "web")]
+    assert "spec" not in body["items"][0]
+    one = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+    _, body = _table(server, "/api/v1/nodes/n1", one)
+    assert body["kind"] == "PartialObjectMetadata" and body["metadata"]["labels"] == {
+        "node-role.kubernetes.io/control-plane": ""}
+
+
+@pytest.mark.usefixtures("objects")
 def test_ages_are_measured_on_the_simulated_clock(server: KubesimServer) -> None:
     _, table = _table(server, "/api/v1/namespaces/shop/events")
     assert _columns(table) == ["Last Seen", "Type", "Reason", "Object", "Message"]

@@ -25,12 +25,13 @@ from kubesim.errors import ApiError, BadRequest, MethodNotSupported, NotFound
 from kubesim.input_limits import InputLimitError, SafeLoader
 from kubesim.serve import discovery, rest
 from kubesim.serve.catalog import catalog_of
+from kubesim.serve.errors import status_body, status_of
 from kubesim.serve.negotiation import media_ranges, pick_as
 from kubesim.serve.openapi import V2_PROTOBUF, V2_PROTOBUF_DOCUMENT, OpenAPIDocs
-from kubesim.serve.tables import table_response
-from kubesim.serve.errors import status_body, status_of
+from kubesim.serve.partial_metadata import partial_metadata_response
 from kubesim.serve.resources import parse_path, resolve
 from kubesim.serve.state import Identity, ServerState
+from kubesim.serve.tables import table_content_type, table_response
 
 __all__ = ["DEFAULT_MAX_BODY", "build_app", "json_response"]
 
@@ -204,14 +205,19 @@ class Server:
 
     async def _read(self, request: HttpRequest, req: rest.Request,
                     verb: Callable[[rest.Request], tuple[int, dict[str, Any]]]) -> Response:
-        """GET one or a list; as a meta.k8s.io Table when the Accept header asks for one."""
+        """GET one or a list; as a meta.k8s.io Table or PartialObjectMetadata(List) when the Accept
+        header asks for one (k8s.io/apiserver pkg/endpoints/handlers/response.go transformObject)."""
+        accept = request.headers.get("accept")
+
         def run() -> tuple[int, dict[str, Any], str]:
             code, body = verb(req)
-            table = table_response(self.state, req.rt, body, request.headers.get("accept"),
-                                   req.query.get("includeObject"))
-            if table is None:
-                return code, body, _JSON
-            return code, table, f"application/json;as=Table;v={table['apiVersion'].split('/')[1]};g=meta.k8s.io"
+            table = table_response(self.state, req.rt, body, accept, req.query.get("includeObject"))
+            if table is not None:
+                return code, table, table_content_type(accept)
+            partial = partial_metadata_response(body, accept)
+            if partial is not None:
+                return code, *partial
+            return code, body, _JSON
         code, body, content_type = await run_in_threadpool(run)
         return json_response(code, body, content_type)
 

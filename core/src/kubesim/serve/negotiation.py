@@ -28,9 +28,9 @@ class MediaRange:
         return self.media_type in _JSON_TYPES
 
     def header(self) -> str:
-        """The Content-Type that answers this range (JSON with the same g, v and as)."""
-        parts = ["application/json"] + [f"{k}={self.params[k]}" for k in ("g", "v", "as") if k in self.params]
-        return ";".join(parts)
+        """The Content-Type that answers this range: JSON with its g, v and as, in the client's order
+        (kubectl reads back "application/json;as=Table;v=v1;g=meta.k8s.io" as it sent it)."""
+        return ";".join(["application/json"] + [f"{k}={v}" for k, v in self.params.items() if k in ("g", "v", "as")])
 
 
 def media_ranges(accept: str | None) -> list[MediaRange]:

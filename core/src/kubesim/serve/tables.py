@@ -21,7 +21,7 @@ from kubesim.serve.catalog import catalog_of
 from kubesim.serve.negotiation import MediaRange, pick_as
 from kubesim.serve.state import ServerState
 
-__all__ = ["TABLE_VERSIONS", "human_duration", "table_response", "wants_table"]
+__all__ = ["TABLE_VERSIONS", "human_duration", "table_content_type", "table_response", "wants_table"]
 
 TABLE_VERSIONS = ("v1", "v1beta1")
 
@@ -35,6 +35,12 @@ _NONE = "<none>"
 def wants_table(accept: str | None) -> MediaRange | None:
     """The Table media range the client asks for first, None when it wants the objects."""
     return pick_as(accept, "meta.k8s.io", "Table", TABLE_VERSIONS)
+
+
+def table_content_type(accept: str | None) -> str:
+    """The Content-Type of a Table answering `accept` (the Table range it picked)."""
+    wanted = wants_table(accept)
+    return wanted.header() if wanted is not None else "application/json;as=Table;v=v1;g=meta.k8s.io"
 
 
 def human_duration(seconds: float) -> str:
