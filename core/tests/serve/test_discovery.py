@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 from kubesim.testing import KubesimServer
 
@@ -109,10 +112,6 @@ def test_legacy_discovery_documents(server: KubesimServer) -> None:
 
 
 def test_unknown_group_versions_are_not_found(server: KubesimServer) -> None:
-    import urllib.error
-
-    import pytest
-
     for path in ("/apis/nothing.example.com", "/apis/apps/v9", "/api/v2"):
         with pytest.raises(urllib.error.HTTPError) as info:
             urllib.request.urlopen(server.url + path, timeout=10)
@@ -121,10 +120,12 @@ def test_unknown_group_versions_are_not_found(server: KubesimServer) -> None:
 
 
 def test_health_checks_answer_ok(server: KubesimServer) -> None:
-    for path in ("/healthz", "/livez", "/readyz"):
+    for path in ("/healthz", "/livez", "/readyz", "/livez/ping"):
         with urllib.request.urlopen(server.url + path, timeout=10) as reply:
             assert reply.status == 200 and reply.read() == b"ok"
             assert reply.headers["Content-Type"].startswith("text/plain")
+    with urllib.request.urlopen(server.url + "/readyz?verbose", timeout=10) as reply:
+        assert reply.read() == b"[+]ping ok\nreadyz check passed\n"
 
 
 def test_kubectl_api_resources_lists_short_names_and_crds(run_kubectl: KubectlRun) -> None:

@@ -33,7 +33,7 @@ from kubesim.serve.resources import parse_path, resolve
 from kubesim.serve.state import Identity, ServerState
 from kubesim.serve.tables import table_content_type, table_response
 
-__all__ = ["DEFAULT_MAX_BODY", "build_app", "json_response"]
+__all__ = ["DEFAULT_MAX_BODY", "build_app", "health_check", "json_response"]
 
 log = structlog.get_logger(__name__)
 
@@ -133,6 +133,9 @@ class Server:
         path = request.url.path.rstrip("/") or "/"
         method = request.method
         if method == "GET":
+            health = health_check(path, "verbose" in request.query_params)
+            if health is not None:  # answered without the cluster lock: a long step does not fail probes
+                return Response(health, media_type="text/plain; charset=utf-8")
             page = await run_in_threadpool(self._non_resource, path, request.headers.get("accept"))
             if page is not None:
                 return page
@@ -148,9 +151,7 @@ class Server:
         return await handler(self, request, req)
 
     def _non_resource(self, path: str, accept: str | None) -> Response | None:
-        """Discovery, OpenAPI, /version and health checks (k8s.io/apiserver pkg/server/routes, healthz)."""
-        if path in ("/healthz", "/livez", "/readyz"):
-            return Response("ok", media_type="text/plain; charset=utf-8")
+        """Discovery, OpenAPI and /version (k8s.io/apiserver pkg/server/routes)."""
         if path == "/version":
             return json_response(200, discovery.version_info())
         if path.startswith("/openapi/"):
@@ -239,6 +240,20 @@ class Server:
         if type(options) is not dict:
             raise BadRequest("DeleteOptions must be a JSON object")
         return json_response(*await run_in_threadpool(rest.delete, req, options))
+
+
+_HEALTH_CHECKS = ("/healthz", "/livez", "/readyz")
+
+
+def health_check(path: str, verbose: bool) -> str | None:
+    """/healthz, /livez, /readyz and their /ping check, as k8s.io/apiserver pkg/server/healthz answers
+    them ("ok"; with ?verbose each check and "<name> check passed"); None for other paths."""
+    for root in _HEALTH_CHECKS:
+        if path == f"{root}/ping":
+            return "ok"
+        if path == root:
+            return f"[+]ping ok\n{root[1:]} check passed\n" if verbose else "ok"
+    return None
 
 
 _Handler = Callable[[Server, HttpRequest, rest.Request], Awaitable[Response]]
