@@ -145,6 +145,9 @@ def _containers(template: Any) -> tuple[str, str]:
 
 
 # --- per kind (printers.go: printPod, printNode, ...; the server prints every column, wide ones too) ---
+# _API_DEFAULTS: where kubesim's store leaves a field unset that kube-apiserver's defaulting would set
+# (Service type ClusterIP, Secret type Opaque and stringData, CronJob suspend false, PV/PVC volumeMode
+# Filesystem), the cell shows the default, as it would on a real cluster.
 
 def _restartable(container: Any) -> bool:
     return isinstance(container, Mapping) and container.get("restartPolicy") == "Always"
@@ -339,12 +342,12 @@ def _cronjob(o: Obj, now: datetime) -> list[Any]:
     template = _get(o, "spec", "jobTemplate", "spec")
     c, i = _containers(_get(template, "template"))
     return [_meta(o).get("name"), _get(o, "spec", "schedule"), _get(o, "spec", "timeZone") or _NONE,
-            _bool_ptr(_get(o, "spec", "suspend")), len(_list(o, "status", "active")),
+            _bool_ptr(_get(o, "spec", "suspend") or False), len(_list(o, "status", "active")),
             _since(last, now) if last else _NONE, _age(o, now), c, i, _selector(_get(template, "selector"))]
 
 
 def _service(o: Obj, now: datetime) -> list[Any]:
-    kind = str(_get(o, "spec", "type") or "")
+    kind = str(_get(o, "spec", "type") or "ClusterIP")  # the API's default (see _API_DEFAULTS)
     external = [str(i) for i in _list(o, "spec", "externalIPs")]
     if kind in ("ClusterIP", "NodePort"):
         shown_external = ",".join(external) or _NONE
@@ -385,7 +388,7 @@ def _pv(o: Obj, now: datetime) -> list[Any]:
     return [_meta(o).get("name"), _get(o, "spec", "capacity", "storage") or "0",
             _modes(_list(o, "spec", "accessModes")), _get(o, "spec", "persistentVolumeReclaimPolicy") or "",
             phase, claim, _storage_class(o), _get(o, "spec", "volumeAttributesClassName") or "<unset>",
-            _get(o, "status", "reason") or "", _age(o, now), _get(o, "spec", "volumeMode") or "<unset>"]
+            _get(o, "status", "reason") or "", _age(o, now), _get(o, "spec", "volumeMode") or "Filesystem"]
 
 
 def _pvc(o: Obj, now: datetime) -> list[Any]:
@@ -395,7 +398,7 @@ def _pvc(o: Obj, now: datetime) -> list[Any]:
             (_get(o, "status", "capacity", "storage") or "0") if bound else "",
             _modes(_list(o, "status", "accessModes")) if bound else "", _storage_class(o),
             _get(o, "spec", "volumeAttributesClassName") or "<unset>", _age(o, now),
-            _get(o, "spec", "volumeMode") or "<unset>"]
+            _get(o, "spec", "volumeMode") or "Filesystem"]
 
 
 def _int_or_string(value: Any) -> str:
@@ -445,7 +448,8 @@ def _configmap(o: Obj, now: datetime) -> list[Any]:
 
 
 def _secret(o: Obj, now: datetime) -> list[Any]:
-    return [_meta(o).get("name"), o.get("type") or "", len(o.get("data") or {}), _age(o, now)]
+    keys = set(o.get("data") or {}) | set(o.get("stringData") or {})  # stringData merges into data
+    return [_meta(o).get("name"), o.get("type") or "Opaque", len(keys), _age(o, now)]
 
 
 def _serviceaccount(o: Obj, now: datetime) -> list[Any]:
@@ -582,7 +586,7 @@ def _custom(crd: Mapping[str, Any] | None, version: str) -> tuple[list[Column], 
         return row
 
     defs: list[Column] = [_NAME] + [(str(c.get("name", "")), str(c.get("type", "string")),
-                                      int(c.get("priority") or 0)) for c in columns]
+                                      c["priority"] if isinstance(c.get("priority"), int) else 0) for c in columns]
     return defs, cells, [str(c.get("description") or "") for c in columns]
 
 
