@@ -475,6 +475,10 @@ def _controllerrevision(o: Obj, now: datetime) -> list[Any]:
     return [_meta(o).get("name"), controller, _int(o, "revision"), _age(o, now)]
 
 
+def _scale(o: Obj, now: datetime) -> list[Any]:
+    return [_meta(o).get("name"), _int(o, "spec", "replicas"), _int(o, "status", "replicas")]
+
+
 def _name_age(o: Obj, now: datetime) -> list[Any]:
     return [_meta(o).get("name"), _age(o, now)]
 
@@ -532,6 +536,7 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Cells]] = {
     ("storage.k8s.io", "StorageClass"): ([_NAME, _s("Provisioner"), _s("ReclaimPolicy"), _s("VolumeBindingMode"),
                                           _s("AllowVolumeExpansion"), _AGE], _storageclass),
     ("coordination.k8s.io", "Lease"): ([_NAME, _s("Holder"), _AGE], _lease),
+    ("autoscaling", "Scale"): ([_NAME, _i("Desired"), _i("Available")], _scale),
 }
 
 
@@ -635,9 +640,16 @@ def table_response(state: ServerState, rt: ResourceType, body: Mapping[str, Any]
         raise BadRequest(f'includeObject: Unsupported value: "{include}": supported values: "Metadata", '
                          f'"None", "Object"')
     version = wanted.params.get("v", "v1")
-    columns, cells, descriptions = _printer(state, rt)
-    now = state.call(lambda c: c.clock.now())
     items = body.get("items")
+    kind = body.get("kind")
+    if not isinstance(items, list) and isinstance(kind, str) and kind != rt.kind:
+        # a subresource answering with another kind (kubectl get --subresource=scale): that kind's printer
+        group = str(body.get("apiVersion", "")).rpartition("/")[0]
+        columns, cells = _PRINTERS.get((group, kind), ([_NAME, _AGE], _name_age))
+        descriptions: list[str] = []
+    else:
+        columns, cells, descriptions = _printer(state, rt)
+    now = state.call(lambda c: c.clock.now())
     objects = [o for o in items if isinstance(o, Mapping)] if isinstance(items, list) else [body]
     rows = []
     for o in objects:
