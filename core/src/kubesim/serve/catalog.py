@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 
 from kubesim.cluster import Cluster
+from kubesim.cluster.jsontree import copy_tree
 from kubesim.cluster.registry import CRD_TYPE, ResourceType, crd_group_kind
 from kubesim.scenario.crd import SCENARIO_CRD
 from kubesim.serve.resources import served_versions
@@ -216,8 +217,8 @@ def catalog_of(state: ServerState) -> Catalog:
         if state.hooks is not None:
             for crd in state.hooks.custom_resources():
                 crds[crd_group_kind(crd)] = crd
-        for obj in stored:
-            crds[crd_group_kind(obj)] = obj
+        for obj in stored:  # copies: the catalog is read without the lock
+            crds[crd_group_kind(obj)] = copy_tree(obj)
         catalog = _build(cluster, crds)
     with cache.lock:
         cache.key, cache.catalog = key, catalog

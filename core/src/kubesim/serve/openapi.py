@@ -10,13 +10,13 @@ validation to the server. Documents are encoded once per Catalog and served as b
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import threading
 from collections.abc import Iterator
 from typing import Any
 
+from kubesim.cluster.jsontree import copy_tree
 from kubesim.k8s import openapi as vendored
 from kubesim.serve.catalog import Catalog, Served
 from kubesim.serve.discovery import KUBERNETES_VERSION
@@ -63,7 +63,7 @@ def _crd_schemas(s: Served) -> dict[str, dict[str, Any]]:
     for v in spec.get("versions") or ():
         if not isinstance(v, dict) or v.get("name") not in s.versions:
             continue
-        schema = copy.deepcopy(((v.get("schema") or {}).get("openAPIV3Schema")) or {"type": "object"})
+        schema = copy_tree(((v.get("schema") or {}).get("openAPIV3Schema")) or {"type": "object"})
         props = schema.setdefault("properties", {})
         props.setdefault("apiVersion", {"type": "string", "description": "APIVersion defines the versioned "
                                         "schema of this representation of an object."})
