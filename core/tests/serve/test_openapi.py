@@ -147,3 +147,21 @@ spec:
     bad.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c1, namespace: default}\nbogus: 1\n")
     refused = run_kubectl("apply", "-f", str(bad), check=False)
     assert refused.returncode != 0 and 'unknown field "bogus"' in refused.stderr
+
+
+def test_kubectl_apply_merge_patches_custom_resources(run_kubectl: KubectlRun, tmp_path: Any) -> None:
+    crd = tmp_path / "crd.yaml"
+    crd.write_text(_GADGET_CRD)
+    run_kubectl("apply", "-f", str(crd))
+    gadget = tmp_path / "gadget.yaml"
+    gadget.write_text("apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g1}\nspec: {power: 5}\n")
+    run_kubectl("apply", "-f", str(gadget))
+    gadget.write_text("apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g1}\nspec: {power: 7}\n")
+    second = run_kubectl("apply", "-f", str(gadget), "-v=8")
+    assert "gadget.example.com/g1 configured" in second.stdout
+    assert "Content-Type: application/merge-patch+json" in second.stderr  # custom resources: no strategic merge
+    assert run_kubectl("get", "gadget", "g1", "-o", "jsonpath={.spec.power}").stdout == "7"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g2}\nspec: {volts: 5}\n")
+    refused = run_kubectl("apply", "-f", str(bad), check=False)
+    assert refused.returncode != 0 and 'unknown field "spec.volts"' in refused.stderr
