@@ -23,7 +23,7 @@ from starlette.routing import Route
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import ApiError, BadRequest, MethodNotSupported, NotFound
 from kubesim.input_limits import InputLimitError, SafeLoader
-from kubesim.serve import discovery, rest
+from kubesim.serve import discovery, rest, subresources
 from kubesim.serve.errors import status_body, status_of
 from kubesim.serve.resources import parse_path, resolve
 from kubesim.serve.state import Identity, ServerState
@@ -36,6 +36,7 @@ DEFAULT_MAX_BODY = 3 * 1024 * 1024
 """Request bodies above this many bytes get 413 (kube-apiserver's limit is 3 MiB too)."""
 
 _JSON = "application/json"
+_PROTOBUF = "application/vnd.kubernetes.protobuf"
 _YAML = ("application/yaml", "application/x-yaml", "text/yaml")
 
 
@@ -81,6 +82,11 @@ def media_type(request: HttpRequest) -> str:
 
 def decode_object(body: bytes, content_type: str) -> Any:
     """A JSON (or YAML) request body as data; 400 for malformed bodies, 415 for other media types."""
+    if content_type == _PROTOBUF:
+        raise UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media types '
+                                   f'include: {_JSON}, application/yaml (kubesim serve does not decode '
+                                   f'protobuf: send the request body as JSON, e.g. with '
+                                   f'kubectl --kube-api-content-type={_JSON})')
     if content_type not in (_JSON, "", *_YAML):
         raise UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media types '
                                    f'include: {_JSON}, application/yaml (got "{content_type}")')
@@ -134,11 +140,17 @@ class Server:
         if info is None:
             raise NotFound("the server could not find the requested resource")
         rt = await run_in_threadpool(self.state.call, lambda c: resolve(c.registry, info))
+        rest.check_scope(rt, info, method)
         req = rest.Request(self.state, rt, info, dict(request.query_params), who)
+        if method == "GET" and info.name is None and (
+            info.watch_prefix or request.query_params.get("watch") in ("1", "true")
+        ):
+            return await self._watch(request, req)
+        if info.subresource is not None:
+            return await self._subresource(request, req)
         handler = _VERBS.get((method, info.name is not None))
         if handler is None:
-            raise MethodNotSupported(f"the server does not allow this method on the requested resource "
-                                     f"({method})")
+            raise MethodNotSupported(rest.NOT_ALLOWED)
         return await handler(self, request, req)
 
     def _non_resource(self, path: str) -> dict[str, Any] | None:
@@ -177,12 +189,34 @@ class Server:
         body = await read_body(request, self.max_body)
         return json_response(*await run_in_threadpool(rest.patch, req, body, media_type(request)))
 
-    async def _delete(self, request: HttpRequest, req: rest.Request) -> Response:
+    async def _delete_options(self, request: HttpRequest) -> dict[str, Any]:
         raw = await read_body(request, self.max_body)
         options = decode_object(raw, media_type(request)) if raw.strip() else {}
         if type(options) is not dict:
             raise BadRequest("DeleteOptions must be a JSON object")
+        return options
+
+    async def _delete(self, request: HttpRequest, req: rest.Request) -> Response:
+        options = await self._delete_options(request)
         return json_response(*await run_in_threadpool(rest.delete, req, options))
+
+    async def _delete_collection(self, request: HttpRequest, req: rest.Request) -> Response:
+        options = await self._delete_options(request)
+        return json_response(*await run_in_threadpool(rest.delete_collection, req, options))
+
+    async def _subresource(self, request: HttpRequest, req: rest.Request) -> Response:
+        """NAME/SUBRESOURCE (status, scale, binding, eviction; others 404): serve/subresources.py."""
+        method, body, raw = request.method, None, b""
+        if method in ("POST", "PUT", "PATCH"):
+            raw = await read_body(request, self.max_body)
+            if method != "PATCH":
+                body = decode_object(raw, media_type(request))
+        return json_response(*await run_in_threadpool(subresources.serve, req, method, body, raw,
+                                                      media_type(request)))
+
+    async def _watch(self, request: HttpRequest, req: rest.Request) -> Response:
+        """GET with watch=1/true or under /watch/: the "watch" helper's serve/watch.py takes it."""
+        raise MethodNotSupported("watch is not served by this build of kubesim serve")
 
 
 _Handler = Callable[[Server, HttpRequest, rest.Request], Awaitable[Response]]
@@ -194,6 +228,7 @@ _VERBS: dict[tuple[str, bool], _Handler] = {
     ("PUT", True): Server._update,
     ("PATCH", True): Server._patch,
     ("DELETE", True): Server._delete,
+    ("DELETE", False): Server._delete_collection,
 }
 
 
