@@ -10,6 +10,7 @@ from typing import Any
 
 from kubesim.cluster.registry import ResourceRegistry, ResourceType
 from kubesim.serve.resources import served_versions
+from kubesim.serve import subresources
 
 __all__ = ["KUBERNETES_VERSION", "api_group_list", "api_resource_list", "api_versions", "version_info"]
 
@@ -70,5 +71,6 @@ def api_resource_list(registry: ResourceRegistry, group: str, version: str) -> d
         if rt.status_subresource:
             resources.append({"name": f"{rt.plural}/status", "singularName": "", "namespaced": rt.namespaced,
                               "kind": rt.kind, "verbs": ["get", "patch", "update"]})
+        resources.extend(subresources.discovery_entries(rt))  # scale, binding, eviction (helper "rest")
     return {"kind": "APIResourceList", "apiVersion": "v1",
             "groupVersion": f"{group}/{version}" if group else version, "resources": resources}
