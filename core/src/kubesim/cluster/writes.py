@@ -42,7 +42,7 @@ from .namespaces import NamespaceLifecycle
 from .registry import CRD_TYPE, ResourceRegistry, ResourceType, crd_resource_type
 from .store import Key, ObjectStore, owner_uids
 
-__all__ = ["GenericStore", "checked_metadata"]
+__all__ = ["GenericStore", "checked_metadata", "status_details"]
 
 _SYSTEM_FIELDS = ("creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation")
 """Reset from the stored object on update (rest.BeforeUpdate); a uid is kept only when absent."""
@@ -126,7 +126,7 @@ class GenericStore:
         """The stored object; NotFound when it does not exist."""
         obj = self.store.get(rt, key)
         if obj is None:
-            raise NotFound(f'{rt.group_resource} "{key[1]}" not found', details=_details(rt, key[1]))
+            raise NotFound(f'{rt.group_resource} "{key[1]}" not found', details=status_details(rt, key[1]))
         return obj
 
     def decoded(
@@ -192,7 +192,8 @@ class GenericStore:
         if admitting is not None:
             self.admission.validate(attrs.evolve(admitting, object=obj))
         if self.store.get(rt, key) is not None:
-            raise AlreadyExists(f'{rt.group_resource} "{name}" already exists', details=_details(rt, name))
+            raise AlreadyExists(f'{rt.group_resource} "{name}" already exists',
+                                details=status_details(rt, name))
         if self.dry_run:
             return obj
         if rt is CRD_TYPE:
@@ -250,7 +251,7 @@ class GenericStore:
             raise Conflict(
                 f'Operation cannot be fulfilled on {rt.group_resource} "{key[1]}": the object has been '
                 "modified; please apply your changes to the latest version and try again",
-                details=_details(rt, key[1]),
+                details=status_details(rt, key[1]),
             )
         if subresource == "status":
             if not rt.status_subresource:
@@ -540,9 +541,13 @@ def _later(now: datetime, seconds: int) -> datetime:
         return datetime.max.replace(microsecond=0, tzinfo=now.tzinfo)
 
 
-def _details(rt: ResourceType, name: str) -> dict[str, Any]:
-    """StatusDetails of NewNotFound/NewAlreadyExists/NewConflict: the resource (plural) as kind."""
-    return {"name": name, "group": rt.group, "kind": rt.plural} if rt.group else {"name": name, "kind": rt.plural}
+def status_details(rt: ResourceType, name: str) -> dict[str, Any]:
+    """StatusDetails of NewNotFound/NewAlreadyExists/NewConflict: the resource (plural) as kind
+    (apimachinery pkg/api/errors/errors.go)."""
+    details = {"name": name, "group": rt.group, "kind": rt.plural}
+    if not rt.group:
+        del details["group"]
+    return details
 
 
 def _binding_conflict(name: str, reason: str) -> Conflict:

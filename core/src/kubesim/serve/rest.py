@@ -14,6 +14,7 @@ from typing import Any
 from kubesim.cluster.jsontree import copy_tree
 from kubesim.cluster.patches import UnsupportedMediaType, unsupported_patch_message
 from kubesim.cluster.registry import ResourceType
+from kubesim.cluster.writes import status_details
 from kubesim.errors import BadRequest, Conflict, MethodNotSupported, NotFound
 from kubesim.serve.field_labels import checked_field_selector
 from kubesim.serve.paging import page
@@ -87,9 +88,7 @@ def success_status(req: Request, code: int = 200, uid: str = "") -> dict[str, An
     """The Success Status a delete (or a subresource POST) answers with."""
     body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
     if req.info.name:
-        details: dict[str, Any] = {"name": req.info.name, "kind": req.rt.plural}
-        if req.rt.group:
-            details["group"] = req.rt.group
+        details = status_details(req.rt, req.info.name)
         if uid:
             details["uid"] = uid
         body["details"] = details
@@ -228,9 +227,9 @@ def _check_preconditions(req: Request, obj: Mapping[str, Any], options: Mapping[
         problem = (f"Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in meta: "
                    f"{meta.get('resourceVersion')}")
     if problem is not None:
-        details = {"name": meta["name"], "kind": req.rt.plural, **({"group": req.rt.group} if req.rt.group else {})}
-        raise Conflict(f'Operation cannot be fulfilled on {req.rt.group_resource} "{meta["name"]}": {problem}',
-                       details=details)
+        name = meta["name"]
+        raise Conflict(f'Operation cannot be fulfilled on {req.rt.group_resource} "{name}": {problem}',
+                       details=status_details(req.rt, name))
 
 
 def _delete_one(req: Request, name: str, namespace: str | None, options: Mapping[str, Any],

@@ -52,7 +52,9 @@ class InternalError(ApiError):
     reason = "InternalError"
 
 
-def serve(req: rest.Request, method: str, body: Any, raw: bytes, content_type: str) -> tuple[int, dict[str, Any]]:
+def serve(
+    req: rest.Request, method: str, body: Any, raw: bytes, content_type: str
+) -> tuple[int, dict[str, Any]]:
     """Answer a request for NAME/SUBRESOURCE (body decoded for POST/PUT, raw for PATCH)."""
     sub, rt = req.info.subresource, req.rt
     if sub == "status" and rt.status_subresource:
@@ -169,9 +171,9 @@ def _use_disruption_budget(req: rest.Request, pod: dict[str, Any], dry_run: bool
 
 
 def _too_many(cause: str) -> TooManyRequests:
-    """NewTooManyRequests(..., 10) with the DisruptionBudget cause (eviction.go createTooManyRequestsError)."""
-    return TooManyRequests(_PDB_VIOLATION, details={"causes": [{"reason": "DisruptionBudget", "message": cause}],
-                                                    "retryAfterSeconds": 10})
+    """NewTooManyRequests(..., 10) with the DisruptionBudget cause (eviction.go)."""
+    causes = [{"reason": "DisruptionBudget", "message": cause}]
+    return TooManyRequests(_PDB_VIOLATION, details={"causes": causes, "retryAfterSeconds": 10})
 
 
 # --- scale --------------------------------------------------------------------------
@@ -230,6 +232,7 @@ def patch_scale(req: rest.Request, raw: bytes, content_type: str) -> tuple[int, 
     rest.check_patch_type(content_type, True)
     with req.state.locked():  # re-entrant: the read and the write are one step
         _, current = get_scale(req)
-        patched = apply_patch(current, raw, patch_kind(content_type, True), schema_for("autoscaling", "Scale"))
+        schema = schema_for("autoscaling", "Scale")
+        patched = apply_patch(current, raw, patch_kind(content_type, True), schema)
         _check_name(req, patched, "Scale")
         return _write_scale(req, patched)
