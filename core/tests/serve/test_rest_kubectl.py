@@ -71,3 +71,6 @@ def test_kubectl_delete_by_label_dry_run_and_chunked_get(server: KubesimServer, 
     assert 'configmaps "nope" not found' in done.stderr
     done = _run(kubectl, server, "get", "pods", "--field-selector", "spec.image=x", ok=False)
     assert "field label not supported: spec.image" in done.stderr
+    # `kubectl create namespace` sends protobuf: a 415 saying to send JSON
+    done = _run(kubectl, server, "create", "namespace", "team", ok=False)
+    assert done.returncode != 0 and "send the request body as JSON" in done.stderr

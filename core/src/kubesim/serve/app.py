@@ -85,8 +85,8 @@ def decode_object(body: bytes, content_type: str) -> Any:
     if content_type == _PROTOBUF:
         raise UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media types '
                                    f'include: {_JSON}, application/yaml (kubesim serve does not decode '
-                                   f'protobuf: send the request body as JSON, e.g. with '
-                                   f'kubectl --kube-api-content-type={_JSON})')
+                                   f'protobuf: send the request body as JSON; with kubectl, create the '
+                                   f'object from a manifest: kubectl create -f FILE)')
     if content_type not in (_JSON, "", *_YAML):
         raise UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media types '
                                    f'include: {_JSON}, application/yaml (got "{content_type}")')

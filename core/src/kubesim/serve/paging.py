@@ -25,7 +25,7 @@ __all__ = ["Page", "decode_continue", "encode_continue", "page"]
 _VERSION = "meta.k8s.io/v1"
 _EXPIRED = ("The provided continue parameter is too old to display a consistent list result. You can start "
             "a new list without the continue parameter.")
-"""storage.ErrExpired's wording for a compacted continue token (pkg/storage/errors.go)."""
+"""pkg/storage/etcd3/store.go compactedContinue's wording when it offers no inconsistent continuation."""
 
 
 @attrs.frozen
