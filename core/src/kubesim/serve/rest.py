@@ -54,8 +54,9 @@ class Request:
         ValidateDryRun (apimachinery pkg/apis/meta/v1/validation)."""
         values: list[Any] = []
         if options is not None and options.get("dryRun") is not None:
-            given = options["dryRun"]
-            values = given if isinstance(given, list) else [given]
+            values = options["dryRun"]
+            if type(values) is not list:
+                raise BadRequest("DeleteOptions.dryRun must be a list of strings (e.g. [\"All\"])")
         elif self.query.get("dryRun"):
             values = [self.query["dryRun"]]
         for value in values:
@@ -173,9 +174,10 @@ def update(req: Request, body: Any) -> tuple[int, dict[str, Any]]:
     """PUT an object (or its status)."""
     obj = _body_object(req, body)
     meta = obj.get("metadata")
-    if isinstance(meta, dict) and meta.get("name") not in (None, req.name()):
-        raise BadRequest(f"the name of the object ({meta.get('name')}) does not match the name on the URL "
-                         f"({req.name()})")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    if name != req.name():  # handlers/rest.go checkName
+        raise BadRequest(f"the name of the object ({'' if name is None else name}) does not match the name "
+                         f"on the URL ({req.name()})")
     dry_run = req.dry_run()
     with req.state.locked() as cluster:
         updated = cluster.update(obj, actor=req.who.actor, subresource=req.info.subresource,

@@ -203,7 +203,9 @@ def get_scale(req: rest.Request) -> tuple[int, dict[str, Any]]:
 def _write_scale(req: rest.Request, scale: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """Set the workload's spec.replicas from a Scale (ValidateScale, then the workload's update)."""
     spec = scale.get("spec")
-    replicas = spec.get("replicas", 0) if type(spec) is dict else 0
+    if spec is not None and type(spec) is not dict:
+        raise BadRequest("spec must be an object (ScaleSpec)")
+    replicas = (spec or {}).get("replicas", 0)
     if type(replicas) is not int:
         raise BadRequest(f"spec.replicas: Invalid value: {replicas!r}: must be an integer")
     if replicas < 0:
