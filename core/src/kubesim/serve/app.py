@@ -142,9 +142,9 @@ class Server:
         rt = await run_in_threadpool(self.state.call, lambda c: resolve(c.registry, info))
         rest.check_scope(rt, info, method)
         req = rest.Request(self.state, rt, info, dict(request.query_params), who)
-        if method == "GET" and info.name is None and (
+        if method == "GET" and info.subresource is None and (
             info.watch_prefix or request.query_params.get("watch") in ("1", "true")
-        ):
+        ):  # the "watch" helper's serve/watch.py takes this branch over
             return await self._watch(request, req)
         if info.subresource is not None:
             return await self._subresource(request, req)
