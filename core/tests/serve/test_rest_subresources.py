@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from typing import Any
 
 import pytest
@@ -139,3 +140,39 @@ def test_status_subresource(server: KubesimServer) -> None:
     code, body = call(server, "GET", f"{apps}/web/status")
     assert code == 200 and body["status"]["replicas"] == 7
     assert call(server, "PUT", "/api/v1/namespaces/default/configmaps/x/status", {})[0] == 404
+
+
+_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "pools.example.com"},
+    "spec": {"group": "example.com", "scope": "Namespaced",
+             "names": {"plural": "pools", "singular": "pool", "kind": "Pool"},
+             "versions": [{"name": "v1", "served": True, "storage": True,
+                           "subresources": {"status": {}, "scale": {
+                               "specReplicasPath": ".spec.size", "statusReplicasPath": ".status.ready",
+                               "labelSelectorPath": ".status.selector"}},
+                           "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                               "spec": {"type": "object", "properties": {"size": {"type": "integer"}}},
+                               "status": {"type": "object", "properties": {
+                                   "ready": {"type": "integer"}, "selector": {"type": "string"}}}}}}}]},
+}
+
+
+def test_scale_of_a_custom_resource(server: KubesimServer, kubectl: str) -> None:
+    assert call(server, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", _CRD)[0] == 201
+    pools = "/apis/example.com/v1/namespaces/default/pools"
+    call(server, "POST", pools, {"apiVersion": "example.com/v1", "kind": "Pool", "metadata": {"name": "p"},
+                                 "spec": {"size": 2}})
+    call(server, "PATCH", f"{pools}/p/status", {"status": {"ready": 1, "selector": "app=p"}},
+         content_type="application/merge-patch+json")
+    custom = client.CustomObjectsApi(api_client(server))
+    scale = custom.get_namespaced_custom_object_scale("example.com", "v1", "default", "pools", "p",
+                                                      _request_timeout=20)
+    assert (scale["spec"], scale["status"]) == ({"replicas": 2}, {"replicas": 1, "selector": "app=p"})
+    done = subprocess.run([kubectl, "--kubeconfig", str(server.kubeconfig), "--request-timeout=20s",
+                           "scale", "pools", "p", "--replicas", "5"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert call(server, "GET", f"{pools}/p")[1]["spec"] == {"size": 5}
+    resources = call(server, "GET", "/apis/example.com/v1")[1]["resources"]
+    assert {"name": "pools/scale", "group": "autoscaling", "version": "v1", "kind": "Scale"}.items() <= next(
+        r for r in resources if r["name"] == "pools/scale").items()

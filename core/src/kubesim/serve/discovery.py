@@ -71,6 +71,6 @@ def api_resource_list(registry: ResourceRegistry, group: str, version: str) -> d
         if rt.status_subresource:
             resources.append({"name": f"{rt.plural}/status", "singularName": "", "namespaced": rt.namespaced,
                               "kind": rt.kind, "verbs": ["get", "patch", "update"]})
-        resources.extend(subresources.discovery_entries(rt))  # scale, binding, eviction (helper "rest")
+        resources.extend(subresources.discovery_entries(registry, rt))  # scale, binding, eviction (helper "rest")
     return {"kind": "APIResourceList", "apiVersion": "v1",
             "groupVersion": f"{group}/{version}" if group else version, "resources": resources}

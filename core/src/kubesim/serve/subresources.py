@@ -14,7 +14,7 @@ from typing import Any
 
 from kubesim.cluster.jsontree import copy_tree
 from kubesim.cluster.patches import apply_patch, patch_kind
-from kubesim.cluster.registry import ResourceType
+from kubesim.cluster.registry import ResourceRegistry, ResourceType
 from kubesim.cluster.strategic_tables import schema_for
 from kubesim.errors import ApiError, BadRequest, Forbidden, MethodNotSupported, NotFound, TooManyRequests
 from kubesim.k8s.selectors import LabelSelector
@@ -31,11 +31,16 @@ _MAX_DISRUPTED_PODS = 2000
 """MaxDisruptedPodSize (eviction.go): more unconfirmed evictions than this are refused."""
 
 
-def discovery_entries(rt: ResourceType) -> list[dict[str, Any]]:
+def _scalable(req: rest.Request) -> bool:
+    rt = req.rt
+    return (rt.group, rt.kind) in _SCALABLE or req.state.call(lambda c: c.registry.custom_scale(rt)) is not None
+
+
+def discovery_entries(registry: ResourceRegistry, rt: ResourceType) -> list[dict[str, Any]]:
     """The APIResource entries of `rt`'s scale, binding and eviction subresources, as kube-apiserver's
     discovery lists them (kubectl scale looks its Scale group-version up there)."""
     entries: list[dict[str, Any]] = []
-    if (rt.group, rt.kind) in _SCALABLE:
+    if (rt.group, rt.kind) in _SCALABLE or registry.custom_scale(rt) is not None:
         entries.append({"name": f"{rt.plural}/scale", "singularName": "", "namespaced": rt.namespaced,
                         "group": "autoscaling", "version": "v1", "kind": "Scale",
                         "verbs": ["get", "patch", "update"]})
@@ -61,7 +66,7 @@ def serve(
         verbs: Mapping[str, Callable[[], tuple[int, dict[str, Any]]]] = {
             "GET": lambda: rest.get(req), "PUT": lambda: rest.update(req, body),
             "PATCH": lambda: rest.patch(req, raw, content_type)}
-    elif sub == "scale" and (rt.group, rt.kind) in _SCALABLE:
+    elif sub == "scale" and _scalable(req):
         verbs = {"GET": lambda: get_scale(req), "PUT": lambda: update_scale(req, body),
                  "PATCH": lambda: patch_scale(req, raw, content_type)}
     elif sub == "binding" and (rt.group, rt.kind) == ("", "Pod"):
@@ -179,29 +184,69 @@ def _too_many(cause: str) -> TooManyRequests:
 # --- scale --------------------------------------------------------------------------
 
 
-def _scale_of(obj: dict[str, Any], kind: str) -> dict[str, Any]:
-    """The autoscaling/v1 Scale of a workload (scaleFromDeployment and its siblings)."""
-    meta, spec, status = obj["metadata"], obj.get("spec") or {}, obj.get("status") or {}
-    raw = spec.get("selector")
-    if kind == "ReplicationController":
-        selector = str(LabelSelector.from_set(raw)) if raw else ""
+def _path(text: Any) -> tuple[str, ...]:
+    """A CRD's JSON path (".spec.replicas") as keys."""
+    return tuple(p for p in str(text or "").split(".") if p)
+
+
+def _nested(obj: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = obj
+    for key in path:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value
+
+
+def _scale_of(req: rest.Request, obj: dict[str, Any]) -> dict[str, Any]:
+    """The autoscaling/v1 Scale of a workload (scaleFromDeployment and its siblings) or of a
+    custom resource (apiextensions-apiserver customresource/etcd.go scaleFromCustomResource)."""
+    meta = obj["metadata"]
+    custom = req.state.cluster.registry.custom_scale(req.rt)
+    if custom is not None:
+        spec_replicas = _nested(obj, _path(custom.get("specReplicasPath")))
+        status_replicas = _nested(obj, _path(custom.get("statusReplicasPath")))
+        label_path = _path(custom.get("labelSelectorPath"))
+        selector = _nested(obj, label_path) if label_path else ""
+        replicas = spec_replicas if type(spec_replicas) is int else 0
+        current = status_replicas if type(status_replicas) is int else 0
+        selector = selector if isinstance(selector, str) else ""
     else:
-        selector = str(LabelSelector.from_dict(raw)) if raw is not None else ""
+        spec, status = obj.get("spec") or {}, obj.get("status") or {}
+        raw = spec.get("selector")
+        if req.rt.kind == "ReplicationController":
+            selector = str(LabelSelector.from_set(raw)) if raw else ""
+        else:
+            selector = str(LabelSelector.from_dict(raw)) if raw is not None else ""
+        replicas, current = spec.get("replicas", 1), status.get("replicas", 0)
     scale_meta = {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
                   if k in meta}
     return {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": scale_meta,
-            "spec": {"replicas": spec.get("replicas", 1)},
-            "status": {"replicas": status.get("replicas", 0), "selector": selector}}
+            "spec": {"replicas": replicas}, "status": {"replicas": current, "selector": selector}}
+
+
+def _with_replicas(req: rest.Request, obj: dict[str, Any], replicas: int) -> dict[str, Any]:
+    """`obj` (a copy the caller owns) with its desired replicas set."""
+    custom = req.state.cluster.registry.custom_scale(req.rt)
+    path = _path(custom.get("specReplicasPath")) if custom is not None else ("spec", "replicas")
+    if not path:
+        raise BadRequest(f"the scale subresource of {req.rt.group_resource} has no specReplicasPath")
+    holder = obj
+    for key in path[:-1]:
+        child = holder.get(key)
+        holder[key] = child = dict(child) if isinstance(child, dict) else {}
+        holder = child
+    holder[path[-1]] = replicas
+    return obj
 
 
 def get_scale(req: rest.Request) -> tuple[int, dict[str, Any]]:
     """GET NAME/scale."""
-    obj = req.state.call(lambda c: c.get(req.rt.api_version, req.rt.kind, req.name(), req.namespace))
-    return 200, _scale_of(obj, req.rt.kind)
+    with req.state.locked() as cluster:
+        obj = cluster.get(req.rt.api_version, req.rt.kind, req.name(), req.namespace)
+        return 200, _scale_of(req, obj)
 
 
 def _write_scale(req: rest.Request, scale: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    """Set the workload's spec.replicas from a Scale (ValidateScale, then the workload's update)."""
+    """Set the workload's replicas from a Scale (ValidateScale, then the workload's update)."""
     spec = scale.get("spec")
     if spec is not None and type(spec) is not dict:
         raise BadRequest("spec must be an object (ScaleSpec)")
@@ -213,13 +258,13 @@ def _write_scale(req: rest.Request, scale: dict[str, Any]) -> tuple[int, dict[st
                             [invalid("spec.replicas", replicas, "must be greater than or equal to 0")])
     dry_run = req.dry_run()
     with req.state.locked() as cluster:
-        obj = cluster.get(req.rt.api_version, req.rt.kind, req.name(), req.namespace)
+        obj = _with_replicas(req, cluster.get(req.rt.api_version, req.rt.kind, req.name(), req.namespace),
+                             replicas)
         rv = (scale.get("metadata") or {}).get("resourceVersion")
-        obj["spec"] = {**(obj.get("spec") or {}), "replicas": replicas}
         if rv:
             obj["metadata"]["resourceVersion"] = rv
         updated = cluster.update(obj, actor=req.who.actor, dry_run=dry_run)
-    return 200, _scale_of(updated, req.rt.kind)
+        return 200, _scale_of(req, updated)
 
 
 def update_scale(req: rest.Request, body: Any) -> tuple[int, dict[str, Any]]:
