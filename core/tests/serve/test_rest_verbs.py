@@ -179,3 +179,16 @@ def test_dry_run_checks_everything_and_commits_nothing(server: KubesimServer) ->
     # the uid sequence did not move either: a real create gets the uid the dry run showed
     dry_uid = call(server, "POST", f"{path}?dryRun=All", _cm("new"))[1]["metadata"]["uid"]
     assert call(server, "POST", path, _cm("new"))[1]["metadata"]["uid"] == dry_uid
+
+
+def test_delete_of_an_object_kept_by_a_finalizer(server: KubesimServer) -> None:
+    path = "/api/v1/namespaces/default/configmaps"
+    held = {**_cm("held"), "metadata": {"name": "held", "finalizers": ["example.com/hold"]}}
+    assert call(server, "POST", path, held)[0] == 201
+    code, body = call(server, "DELETE", f"{path}/held")
+    assert code == 200 and body["metadata"]["deletionTimestamp"] and body["kind"] == "ConfigMap"
+    code, body = call(server, "DELETE", f"{path}/held", {"orphanDependents": False})
+    assert code == 202 and body["metadata"]["finalizers"] == ["example.com/hold"]
+    code, body = call(server, "PATCH", f"{path}/held", {"metadata": {"finalizers": None}},
+                      content_type="application/merge-patch+json")
+    assert code == 200 and call(server, "GET", f"{path}/held")[0] == 404

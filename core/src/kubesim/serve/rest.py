@@ -251,13 +251,15 @@ def _delete_one(req: Request, name: str, namespace: str | None, options: Mapping
 
 
 def delete(req: Request, options: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
-    """DELETE an object: 202 with the object while finalizers or a grace period keep it, else 200
-    with the object (pods, services) or a Success Status (delete.go)."""
+    """DELETE an object: the object while finalizers or a grace period keep it (202 only when
+    DeleteOptions.orphanDependents is false, as delete.go keeps for old clients), else the
+    object (pods, services) or a Success Status."""
     dry_run = req.dry_run(options)
     with req.state.locked():
         obj, remaining = _delete_one(req, req.name(), req.namespace, options, dry_run)
     if remaining is not None:
-        return 202, remaining
+        orphan = options.get("orphanDependents", req.query.get("orphanDependents"))
+        return (202 if orphan in (False, "false") else 200), remaining
     if req.rt.kind in _RETURN_DELETED_OBJECT and not req.rt.group:
         return 200, obj
     return 200, success_status(req, uid=obj["metadata"].get("uid", ""))
