@@ -80,8 +80,11 @@ def media_type(request: HttpRequest) -> str:
     return request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
-def decode_object(body: bytes, content_type: str) -> Any:
-    """A JSON (or YAML) request body as data; 400 for malformed bodies, 415 for other media types."""
+def decode_object(body: bytes, content_type: str, kind: str = "") -> Any:
+    """A JSON (or YAML) request body as data; 400 for malformed bodies, 415 for other media types.
+
+    With the `kind` the URL expects, a malformed body gets create.go's transformDecodeError wording.
+    """
     if content_type == _PROTOBUF:
         raise UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media types '
                                    f'include: {_JSON}, application/yaml (kubesim serve does not decode '
@@ -95,6 +98,10 @@ def decode_object(body: bytes, content_type: str) -> Any:
             return load_yaml(body.decode("utf-8"), SafeLoader)
         return load_json(body)
     except (ValueError, DuplicateKeys, InputLimitError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        if kind:
+            text = body[:30].decode("utf-8", "replace") + ("..." if len(body) > 30 else "")
+            raise BadRequest(f"the object provided is unrecognized (must be of type {kind}): couldn't get "
+                             f"version/kind; json parse error: {exc} ({text})") from None
         raise BadRequest(f"the body of the request could not be decoded: {exc}") from None
 
 
@@ -178,11 +185,11 @@ class Server:
         return json_response(*await run_in_threadpool(rest.list_objects, req))
 
     async def _create(self, request: HttpRequest, req: rest.Request) -> Response:
-        body = decode_object(await read_body(request, self.max_body), media_type(request))
+        body = decode_object(await read_body(request, self.max_body), media_type(request), req.rt.kind)
         return json_response(*await run_in_threadpool(rest.create, req, body))
 
     async def _update(self, request: HttpRequest, req: rest.Request) -> Response:
-        body = decode_object(await read_body(request, self.max_body), media_type(request))
+        body = decode_object(await read_body(request, self.max_body), media_type(request), req.rt.kind)
         return json_response(*await run_in_threadpool(rest.update, req, body))
 
     async def _patch(self, request: HttpRequest, req: rest.Request) -> Response:
