@@ -101,3 +101,23 @@ def test_bad_and_expired_continue_tokens(server: KubesimServer) -> None:
     assert body["message"].startswith("The provided continue parameter is too old")
     code, body = call(server, "GET", f"{_CMS}?limit=x")
     assert code == 400
+
+
+def test_list_resource_version_options(server: KubesimServer) -> None:
+    rv = int(call(server, "GET", _CMS)[1]["metadata"]["resourceVersion"])
+    code, body = call(server, "GET", f"{_CMS}?resourceVersionMatch=Exact")
+    assert (code, body["reason"]) == (422, "Invalid")
+    assert body["message"] == ('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: '
+                               "resourceVersionMatch is forbidden unless resourceVersion is provided")
+    code, body = call(server, "GET", f"{_CMS}?resourceVersion=0&resourceVersionMatch=Sideways")
+    assert code == 422 and 'Unsupported value: "Sideways"' in body["message"]
+    # what informers send: resourceVersion=0 (any), or NotOlderThan / Exact the current one
+    for query in ("resourceVersion=0&limit=500", f"resourceVersion={rv}&resourceVersionMatch=NotOlderThan",
+                  f"resourceVersion={rv}&resourceVersionMatch=Exact"):
+        code, body = call(server, "GET", f"{_CMS}?{query}")
+        assert (code, body["metadata"]["resourceVersion"]) == (200, str(rv)), query
+    call(server, "POST", _CMS, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "later"}})
+    code, body = call(server, "GET", f"{_CMS}?resourceVersion={rv}&resourceVersionMatch=Exact")
+    assert (code, body["reason"]) == (410, "Expired")
+    code, body = call(server, "GET", f"{_CMS}?resourceVersion={rv + 100}")
+    assert (code, body["reason"], body["details"]["causes"][0]["reason"]) == (504, "Timeout", "ResourceVersionTooLarge")

@@ -18,9 +18,10 @@ from typing import Any
 
 import attrs
 
-from kubesim.errors import BadRequest, Expired
+from kubesim.errors import ApiError, BadRequest, Expired
+from kubesim.k8s.validation import FieldError, invalid_error
 
-__all__ = ["Page", "decode_continue", "encode_continue", "page"]
+__all__ = ["Page", "check_list_options", "decode_continue", "encode_continue", "page"]
 
 _VERSION = "meta.k8s.io/v1"
 _EXPIRED = ("The provided continue parameter is too old to display a consistent list result. You can start "
@@ -105,3 +106,48 @@ def page(items: Sequence[dict[str, Any]], *, limit: int, token: str | None, reso
     remaining = len(items) - end
     return Page(chosen, encode_continue(resource_version, _key(chosen[-1])),
                 remaining if count_remaining else None)
+
+
+class _TooLargeResourceVersion(ApiError):
+    """storage.NewTooLargeResourceVersionError: a list at a resourceVersion the server has not reached."""
+
+    code = 504
+    reason = "Timeout"
+
+
+def _forbidden(detail: str) -> FieldError:
+    return FieldError("Forbidden", "resourceVersionMatch", detail=detail)
+
+
+def check_list_options(query: Mapping[str, str], current: int) -> None:
+    """ValidateListOptions (apimachinery pkg/apis/meta/internalversion/validation), then what a list
+    at `resourceVersion` can be served from: kubesim keeps no history, so resourceVersionMatch=Exact
+    works for the current resourceVersion only (410 for older ones), and a resourceVersion newer
+    than the cluster's is the 504 "Too large resource version" kube-apiserver gives after waiting."""
+    rv, match = query.get("resourceVersion") or "", query.get("resourceVersionMatch") or ""
+    path = "resourceVersionMatch"
+    errors: list[FieldError] = []
+    if match:
+        if not rv:
+            errors.append(_forbidden(f"{path} is forbidden unless resourceVersion is provided"))
+        if query.get("continue"):
+            errors.append(_forbidden(f"{path} is forbidden when continue is provided"))
+        if match not in ("Exact", "NotOlderThan"):
+            errors.append(FieldError("Unsupported value", path, match,
+                                     'supported values: "Exact", "NotOlderThan", ""'))
+        if match == "Exact" and rv == "0":
+            errors.append(_forbidden(f'{path} "exact" is forbidden for resourceVersion "0"'))
+    if errors:
+        raise invalid_error("ListOptions.meta.k8s.io", "", errors)
+    if not rv or query.get("continue"):
+        return
+    if not rv.isdigit():
+        raise BadRequest(f'resourceVersion: Invalid value: "{rv}": must be a number (a resourceVersion the '
+                         "server returned)")
+    wanted = int(rv)
+    if wanted > current:
+        cause = {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}
+        raise _TooLargeResourceVersion(f"Too large resource version: {wanted}, current: {current}",
+                                       details={"causes": [cause], "retryAfterSeconds": 1})
+    if match == "Exact" and wanted != current:
+        raise Expired("The resourceVersion for the provided list is too old.")

@@ -17,7 +17,7 @@ from kubesim.cluster.registry import ResourceType
 from kubesim.cluster.writes import status_details
 from kubesim.errors import BadRequest, Conflict, MethodNotSupported, NotFound
 from kubesim.serve.field_labels import checked_field_selector
-from kubesim.serve.paging import page
+from kubesim.serve.paging import check_list_options, page
 from kubesim.serve.resources import RequestInfo
 from kubesim.serve.state import Identity, ServerState
 
@@ -127,8 +127,9 @@ def list_objects(req: Request) -> tuple[int, dict[str, Any]]:
     """GET a collection (a namespace's, or all namespaces' without one), chunked by limit/continue."""
     limit = _limit(req)
     with req.state.locked() as cluster:
-        items = _selected(req)
         rv = int(cluster.resource_version)
+        check_list_options(req.query, rv)
+        items = _selected(req)
         chunk = page(items, limit=limit, token=req.query.get("continue") or None, resource_version=rv,
                      count_remaining=not (req.query.get("labelSelector") or req.query.get("fieldSelector")))
         meta: dict[str, Any] = {"resourceVersion": str(rv)}
