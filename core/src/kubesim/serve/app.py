@@ -23,7 +23,7 @@ from starlette.routing import Route
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import ApiError, BadRequest, MethodNotSupported, NotFound
 from kubesim.input_limits import InputLimitError, SafeLoader
-from kubesim.serve import discovery, rest
+from kubesim.serve import discovery, rest, subresources
 from kubesim.serve.catalog import catalog_of
 from kubesim.serve.errors import status_body, status_of
 from kubesim.serve.negotiation import media_ranges, pick_as
@@ -41,6 +41,7 @@ DEFAULT_MAX_BODY = 3 * 1024 * 1024
 """Request bodies above this many bytes get 413 (kube-apiserver's limit is 3 MiB too)."""
 
 _JSON = "application/json"
+_PROTOBUF = "application/vnd.kubernetes.protobuf"
 _YAML = ("application/yaml", "application/x-yaml", "text/yaml")
 
 
@@ -84,8 +85,16 @@ def media_type(request: HttpRequest) -> str:
     return request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
-def decode_object(body: bytes, content_type: str) -> Any:
-    """A JSON (or YAML) request body as data; 400 for malformed bodies, 415 for other media types."""
+def decode_object(body: bytes, content_type: str, kind: str = "") -> Any:
+    """A JSON (or YAML) request body as data; 400 for malformed bodies, 415 for other media types.
+
+    With the `kind` the URL expects, a malformed body gets create.go's transformDecodeError wording.
+    """
+    if content_type == _PROTOBUF:
+        raise UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media types '
+                                   f'include: {_JSON}, application/yaml (kubesim serve does not decode '
+                                   f'protobuf: send the request body as JSON; with kubectl, create the '
+                                   f'object from a manifest: kubectl create -f FILE)')
     if content_type not in (_JSON, "", *_YAML):
         raise UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media types '
                                    f'include: {_JSON}, application/yaml (got "{content_type}")')
@@ -94,6 +103,10 @@ def decode_object(body: bytes, content_type: str) -> Any:
             return load_yaml(body.decode("utf-8"), SafeLoader)
         return load_json(body)
     except (ValueError, DuplicateKeys, InputLimitError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        if kind:
+            text = body[:30].decode("utf-8", "replace") + ("..." if len(body) > 30 else "")
+            raise BadRequest(f"the object provided is unrecognized (must be of type {kind}): couldn't get "
+                             f"version/kind; json parse error: {exc} ({text})") from None
         raise BadRequest(f"the body of the request could not be decoded: {exc}") from None
 
 
@@ -143,11 +156,17 @@ class Server:
         if info is None:
             raise NotFound("the server could not find the requested resource")
         rt = await run_in_threadpool(self.state.call, lambda c: resolve(c.registry, info))
+        rest.check_scope(rt, info, method)
         req = rest.Request(self.state, rt, info, dict(request.query_params), who)
+        if method == "GET" and info.subresource is None and (
+            info.watch_prefix or request.query_params.get("watch") in ("1", "true")
+        ):  # the "watch" helper's serve/watch.py takes this branch over
+            return await self._watch(request, req)
+        if info.subresource is not None:
+            return await self._subresource(request, req)
         handler = _VERBS.get((method, info.name is not None))
         if handler is None:
-            raise MethodNotSupported(f"the server does not allow this method on the requested resource "
-                                     f"({method})")
+            raise MethodNotSupported(rest.NOT_ALLOWED)
         return await handler(self, request, req)
 
     def _non_resource(self, path: str, accept: str | None) -> Response | None:
@@ -223,23 +242,45 @@ class Server:
         return json_response(code, body, content_type)
 
     async def _create(self, request: HttpRequest, req: rest.Request) -> Response:
-        body = decode_object(await read_body(request, self.max_body), media_type(request))
+        body = decode_object(await read_body(request, self.max_body), media_type(request), req.rt.kind)
         return json_response(*await run_in_threadpool(rest.create, req, body))
 
     async def _update(self, request: HttpRequest, req: rest.Request) -> Response:
-        body = decode_object(await read_body(request, self.max_body), media_type(request))
+        body = decode_object(await read_body(request, self.max_body), media_type(request), req.rt.kind)
         return json_response(*await run_in_threadpool(rest.update, req, body))
 
     async def _patch(self, request: HttpRequest, req: rest.Request) -> Response:
         body = await read_body(request, self.max_body)
         return json_response(*await run_in_threadpool(rest.patch, req, body, media_type(request)))
 
-    async def _delete(self, request: HttpRequest, req: rest.Request) -> Response:
+    async def _delete_options(self, request: HttpRequest) -> dict[str, Any]:
         raw = await read_body(request, self.max_body)
         options = decode_object(raw, media_type(request)) if raw.strip() else {}
         if type(options) is not dict:
             raise BadRequest("DeleteOptions must be a JSON object")
+        return options
+
+    async def _delete(self, request: HttpRequest, req: rest.Request) -> Response:
+        options = await self._delete_options(request)
         return json_response(*await run_in_threadpool(rest.delete, req, options))
+
+    async def _delete_collection(self, request: HttpRequest, req: rest.Request) -> Response:
+        options = await self._delete_options(request)
+        return json_response(*await run_in_threadpool(rest.delete_collection, req, options))
+
+    async def _subresource(self, request: HttpRequest, req: rest.Request) -> Response:
+        """NAME/SUBRESOURCE (status, scale, binding, eviction; others 404): serve/subresources.py."""
+        method, body, raw = request.method, None, b""
+        if method in ("POST", "PUT", "PATCH"):
+            raw = await read_body(request, self.max_body)
+            if method != "PATCH":
+                body = decode_object(raw, media_type(request))
+        return json_response(*await run_in_threadpool(subresources.serve, req, method, body, raw,
+                                                      media_type(request)))
+
+    async def _watch(self, request: HttpRequest, req: rest.Request) -> Response:
+        """GET with watch=1/true or under /watch/: the "watch" helper's serve/watch.py takes it."""
+        raise MethodNotSupported("watch is not served by this build of kubesim serve")
 
 
 _HEALTH_CHECKS = ("/healthz", "/livez", "/readyz")
@@ -265,6 +306,7 @@ _VERBS: dict[tuple[str, bool], _Handler] = {
     ("PUT", True): Server._update,
     ("PATCH", True): Server._patch,
     ("DELETE", True): Server._delete,
+    ("DELETE", False): Server._delete_collection,
 }
 
 
