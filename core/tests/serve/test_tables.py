@@ -395,6 +395,8 @@ def test_kubectl_get_of_other_built_in_kinds(run_kubectl: KubectlRun, tmp_path: 
     assert rows("cj")[1][:9] == ["nightly", "0", "3", "*", "*", "*", "<none>", "False", "0"]
     assert rows("ds")[1][:7] == ["agent", "0", "0", "0", "0", "0", "disk=ssd"]
     assert rows("sts")[1] == ["db", "0/2", "0s", "c", "postgres"]
+    scale = run_kubectl("get", "sts", "db", "--subresource=scale").stdout.splitlines()
+    assert [line.split() for line in scale] == [["NAME", "DESIRED", "AVAILABLE"], ["db", "2", "0"]]
     assert rows("sc")[1] == ["fast", "(default)", "example.com/fast", "Delete", "Immediate", "false", "0s"]
     assert rows("lease")[1] == ["leader", "me", "0s"]
     assert rows("secret")[1] == ["s1", "Opaque", "1", "0s"]

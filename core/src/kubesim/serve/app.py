@@ -225,21 +225,23 @@ class Server:
 
     async def _read(self, request: HttpRequest, req: rest.Request,
                     verb: Callable[[rest.Request], tuple[int, dict[str, Any]]]) -> Response:
-        """GET one or a list; as a meta.k8s.io Table or PartialObjectMetadata(List) when the Accept
-        header asks for one (k8s.io/apiserver pkg/endpoints/handlers/response.go transformObject)."""
+        """GET one or a list, in the representation the Accept header asks for."""
         accept = request.headers.get("accept")
+        return json_response(*await run_in_threadpool(lambda: self._represent(req, accept, *verb(req))))
 
-        def run() -> tuple[int, dict[str, Any], str]:
-            code, body = verb(req)
-            table = table_response(self.state, req.rt, body, accept, req.query.get("includeObject"))
-            if table is not None:
-                return code, table, table_content_type(accept)
-            partial = partial_metadata_response(body, accept)
-            if partial is not None:
-                return code, *partial
+    def _represent(self, req: rest.Request, accept: str | None, code: int,
+                   body: dict[str, Any]) -> tuple[int, dict[str, Any], str]:
+        """A GET's answer as a meta.k8s.io Table or PartialObjectMetadata(List) when the Accept header asks
+        for one, else itself (k8s.io/apiserver pkg/endpoints/handlers/response.go transformObject)."""
+        if code != 200:
             return code, body, _JSON
-        code, body, content_type = await run_in_threadpool(run)
-        return json_response(code, body, content_type)
+        table = table_response(self.state, req.rt, body, accept, req.query.get("includeObject"))
+        if table is not None:
+            return code, table, table_content_type(accept)
+        partial = partial_metadata_response(body, accept)
+        if partial is not None:
+            return code, *partial
+        return code, body, _JSON
 
     async def _create(self, request: HttpRequest, req: rest.Request) -> Response:
         body = decode_object(await read_body(request, self.max_body), media_type(request), req.rt.kind)
@@ -275,8 +277,12 @@ class Server:
             raw = await read_body(request, self.max_body)
             if method != "PATCH":
                 body = decode_object(raw, media_type(request))
-        return json_response(*await run_in_threadpool(subresources.serve, req, method, body, raw,
-                                                      media_type(request)))
+        accept = request.headers.get("accept")
+
+        def run() -> tuple[int, dict[str, Any], str]:
+            code, answer = subresources.serve(req, method, body, raw, media_type(request))
+            return self._represent(req, accept, code, answer) if method == "GET" else (code, answer, _JSON)
+        return json_response(*await run_in_threadpool(run))
 
     async def _watch(self, request: HttpRequest, req: rest.Request) -> Response:
         """GET with watch=1/true or under /watch/: the "watch" helper's serve/watch.py takes it."""
