@@ -32,7 +32,7 @@ spec:
   - name: v1
     served: true
     storage: true
-    subresources: {status: {}}
+    subresources: {status: {}, scale: {specReplicasPath: .spec.size, statusReplicasPath: .status.size}}
     schema:
       openAPIV3Schema:
         type: object
@@ -138,7 +138,8 @@ def test_kubectl_api_resources_lists_short_names_and_crds(run_kubectl: KubectlRu
     assert "nodes" in namespaced and "pods" not in namespaced
 
 
-def test_a_crd_applied_at_run_time_is_discovered(run_kubectl: KubectlRun, tmp_path: Any) -> None:
+def test_a_crd_applied_at_run_time_is_discovered(server: KubesimServer, run_kubectl: KubectlRun,
+                                                 tmp_path: Any) -> None:
     crd = tmp_path / "crd.yaml"
     crd.write_text(_WIDGET_CRD)
     run_kubectl("apply", "-f", str(crd))
@@ -150,6 +151,14 @@ def test_a_crd_applied_at_run_time_is_discovered(run_kubectl: KubectlRun, tmp_pa
     assert "widget.example.com/w1" in run_kubectl("get", "toys", "-o", "name").stdout
     out = run_kubectl("api-resources", "--api-group", "example.com", "--no-headers").stdout
     assert out.split() == ["widgets", "wg", "example.com/v1", "true", "Widget"]
+    _, body = _get(server, "/apis", _KUBECTL_ACCEPT)
+    widgets = _resources(body, "example.com")["widgets"]
+    assert (widgets["singularResource"], widgets["shortNames"], widgets["categories"]) == \
+        ("widget", ["wg"], ["all", "toys"])
+    assert [(s["subresource"], s["responseKind"]["kind"]) for s in widgets["subresources"]] == \
+        [("scale", "Scale"), ("status", "Widget")]
+    run_kubectl("scale", "widget", "w1", "--replicas=5")  # through the scale subresource discovery lists
+    assert run_kubectl("get", "wg", "w1", "-o", "jsonpath={.spec.size}").stdout == "5"
     run_kubectl("delete", "-f", str(crd))
     gone = run_kubectl("get", "widgets", check=False)  # kubectl's discovery cache may still know the kind
     assert gone.returncode != 0
