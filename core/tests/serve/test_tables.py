@@ -403,3 +403,16 @@ def test_kubectl_get_of_other_built_in_kinds(run_kubectl: KubectlRun, tmp_path: 
     assert rows("sa")[1] == ["robot", "0", "0s"]
     job = rows("job")
     assert job[0][:5] == ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"] and job[1][:3] == ["once", "Running", "0/1"]
+
+
+@pytest.mark.parametrize(("kind", "value", "cell"), [
+    ("date", "2024-12-31T23:00:00Z", "60m"), ("date", "2024-12-31", "<invalid>"), ("date", 5, None),
+    ("integer", 2.0, 2), ("integer", float("inf"), None), ("integer", "2", None), ("number", 1, 1.0),
+    ("boolean", True, True), ("string", 2.0, "2"), ("string", True, "true"), ("string", {"b": 1, "a": [1]},
+                                                                                 '{"a":[1],"b":1}')])
+def test_printer_column_cells_as_the_table_convertor_types_them(kind: str, value: Any, cell: Any) -> None:
+    from datetime import datetime, timezone
+
+    from kubesim.serve.tables import _column_cell
+
+    assert _column_cell(kind, value, datetime(2025, 1, 1, tzinfo=timezone.utc)) == cell

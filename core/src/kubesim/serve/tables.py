@@ -10,6 +10,7 @@ so the same cluster state prints the same table. Other kinds: NAME and AGE.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -74,9 +75,10 @@ def _time(value: Any) -> datetime | None:
     if not isinstance(value, str) or not value:
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
+    return at if at.tzinfo is not None else None  # RFC 3339 only (a date alone is not a timestamp)
 
 
 def _since(value: Any, now: datetime) -> str:
@@ -557,7 +559,8 @@ def _column_cell(kind: str, value: Any, now: datetime) -> Any:
     """tableconvertor.go cellForJSONValue: the value if it has the column's type, else an empty cell."""
     if kind == "string":
         return _go_text(value)
-    if kind == "integer" and isinstance(value, (int, float)) and not isinstance(value, bool):
+    if kind == "integer" and isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and math.isfinite(value):
         return int(value)
     if kind == "number" and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
