@@ -165,3 +165,29 @@ def test_kubectl_apply_merge_patches_custom_resources(run_kubectl: KubectlRun, t
     bad.write_text("apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g2}\nspec: {volts: 5}\n")
     refused = run_kubectl("apply", "-f", str(bad), check=False)
     assert refused.returncode != 0 and 'unknown field "spec.volts"' in refused.stderr
+
+
+def test_openapi_caching_headers(server: KubesimServer) -> None:
+    import http.client
+    import urllib.parse
+
+    index = json.loads(_fetch(server, "/openapi/v3")[1])["paths"]
+    current = index["api/v1"]["serverRelativeURL"]
+    address = urllib.parse.urlsplit(server.url)
+    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=30)
+    try:
+        connection.request("GET", current)
+        reply = connection.getresponse()
+        reply.read()
+        etag = reply.getheader("ETag")
+        assert reply.status == 200 and reply.getheader("Cache-Control") == "public, immutable"
+        assert etag == f'"{current.split("hash=")[1]}"'
+        connection.request("GET", current, headers={"If-None-Match": etag})
+        reply = connection.getresponse()
+        assert (reply.status, reply.read()) == (304, b"")
+        connection.request("GET", "/openapi/v3/api/v1?hash=STALE")
+        reply = connection.getresponse()
+        reply.read()
+        assert (reply.status, reply.getheader("Location")) == (301, current)
+    finally:
+        connection.close()

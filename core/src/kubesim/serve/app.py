@@ -27,7 +27,7 @@ from kubesim.serve import discovery, rest, subresources
 from kubesim.serve.catalog import catalog_of
 from kubesim.serve.errors import status_body, status_of
 from kubesim.serve.negotiation import media_ranges, pick_as
-from kubesim.serve.openapi import V2_PROTOBUF, V2_PROTOBUF_DOCUMENT, OpenAPIDocs
+from kubesim.serve.openapi import V2_PROTOBUF, V2_PROTOBUF_DOCUMENT, OpenAPIDocs, content_hash
 from kubesim.serve.partial_metadata import partial_metadata_response
 from kubesim.serve.resources import parse_path, resolve
 from kubesim.serve.state import Identity, ServerState
@@ -149,7 +149,7 @@ class Server:
             health = health_check(path, "verbose" in request.query_params)
             if health is not None:  # answered without the cluster lock: a long step does not fail probes
                 return Response(health, media_type="text/plain; charset=utf-8")
-            page = await run_in_threadpool(self._non_resource, path, request.headers.get("accept"))
+            page = await run_in_threadpool(self._non_resource, path, request)
             if page is not None:
                 return page
         info = parse_path(path)
@@ -169,12 +169,13 @@ class Server:
             raise MethodNotSupported(rest.NOT_ALLOWED)
         return await handler(self, request, req)
 
-    def _non_resource(self, path: str, accept: str | None) -> Response | None:
+    def _non_resource(self, path: str, request: HttpRequest) -> Response | None:
         """Discovery, OpenAPI and /version (k8s.io/apiserver pkg/server/routes)."""
+        accept = request.headers.get("accept")
         if path == "/version":
             return json_response(200, discovery.version_info())
         if path.startswith("/openapi/"):
-            return self._openapi(path, accept)
+            return self._openapi(path, request)
         parts = path.strip("/").split("/")
         if parts[0] not in ("api", "apis") or len(parts) > 3 or (parts[0] == "api" and len(parts) > 2):
             return None
@@ -195,25 +196,37 @@ class Server:
             raise NotFound("the server could not find the requested resource")
         return json_response(200, page)
 
-    def _openapi(self, path: str, accept: str | None) -> Response | None:
-        """/openapi/v2, /openapi/v3 and /openapi/v3/<group version> as JSON (k8s.io/kube-openapi pkg/handler,
-        pkg/handler3); /openapi/v2 asked for in protobuf only: see openapi.V2_PROTOBUF_DOCUMENT."""
+    def _openapi(self, path: str, request: HttpRequest) -> Response | None:
+        """/openapi/v2, /openapi/v3 and /openapi/v3/<group version> as JSON, with ETags (304 for a
+        matching If-None-Match) and, for v3 documents, k8s.io/kube-openapi pkg/handler3's ?hash=
+        handling: the current hash is immutable, a stale one is redirected to the current URL.
+        /openapi/v2 asked for in protobuf only: see openapi.V2_PROTOBUF_DOCUMENT."""
         catalog = catalog_of(self.state)
-        ranges = media_ranges(accept)
+        ranges = media_ranges(request.headers.get("accept"))
         if path == "/openapi/v2" and ranges and ranges[0].media_type == V2_PROTOBUF:
             # kube-openapi pkg/handler answers protobuf as application/octet-stream
             return Response(V2_PROTOBUF_DOCUMENT, media_type="application/octet-stream")
+        gv = path.removeprefix("/openapi/v3/") if path.startswith("/openapi/v3/") else None
         if path == "/openapi/v2":
             doc: bytes | None = self.openapi.v2(catalog)
         elif path == "/openapi/v3":
             doc = self.openapi.v3_index(catalog)
-        elif path.startswith("/openapi/v3/"):
-            doc = self.openapi.v3(catalog, path.removeprefix("/openapi/v3/"))
+        elif gv is not None:
+            doc = self.openapi.v3(catalog, gv)
         else:
             doc = None
         if doc is None:
             raise NotFound("the server could not find the requested resource")
-        return Response(doc, media_type=_JSON)
+        digest = content_hash(doc)
+        headers = {"ETag": f'"{digest}"', "Cache-Control": "no-cache, private"}
+        asked = request.query_params.get("hash")
+        if gv is not None and asked is not None:
+            if asked != digest:
+                return Response(status_code=301, headers={"Location": f"/openapi/v3/{gv}?hash={digest}"})
+            headers["Cache-Control"] = "public, immutable"
+        if request.headers.get("if-none-match") == headers["ETag"]:
+            return Response(status_code=304, headers=headers)
+        return Response(doc, media_type=_JSON, headers=headers)
 
     # --- verbs ----------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from kubesim.k8s import openapi as vendored
 from kubesim.serve.catalog import Catalog, Served
 from kubesim.serve.discovery import KUBERNETES_VERSION
 
-__all__ = ["OpenAPIDocs", "V2_PROTOBUF", "V2_PROTOBUF_DOCUMENT", "crd_definition_name"]
+__all__ = ["OpenAPIDocs", "V2_PROTOBUF", "V2_PROTOBUF_DOCUMENT", "content_hash", "crd_definition_name"]
 
 V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 """The media type client-go's OpenAPISchema() asks /openapi/v2 for, and only that one."""
@@ -45,6 +45,11 @@ _PATCH = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
 _QUERY = ("dryRun", "fieldManager", "fieldValidation", "pretty")
 _PATCH_TYPES = ("application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json")
 _SMP = "application/strategic-merge-patch+json"
+
+
+def content_hash(doc: bytes) -> str:
+    """The hash naming a document's content (the v3 index's ?hash=, ETags): SHA-512, upper-case hex."""
+    return hashlib.sha512(doc).hexdigest().upper()
 
 
 def _encode(doc: Any) -> bytes:
@@ -231,6 +236,5 @@ class OpenAPIDocs:
                 gv = f"apis/{group}/{version}" if group else f"api/{version}"
                 doc = self.v3(catalog, gv)
                 if doc is not None:
-                    digest = hashlib.sha512(doc).hexdigest().upper()
-                    paths[gv] = {"serverRelativeURL": f"/openapi/v3/{gv}?hash={digest}"}
+                    paths[gv] = {"serverRelativeURL": f"/openapi/v3/{gv}?hash={content_hash(doc)}"}
         return _encode({"paths": paths})
