@@ -202,3 +202,14 @@ def test_the_python_clients_dynamic_discovery(server: KubesimServer) -> None:
     assert [i.metadata.name for i in api.get(scenarios).items] == []
     assert "default" in [i.metadata.name for i in api.get(api.resources.get(api_version="v1",
                                                                             kind="Namespace")).items]
+
+
+def test_aggregated_discovery_etags(server: KubesimServer) -> None:
+    request = urllib.request.Request(server.url + "/apis", headers={"Accept": _KUBECTL_ACCEPT})
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        etag = reply.headers["ETag"]
+        assert etag and reply.headers["Vary"] == "Accept"
+    request.add_header("If-None-Match", etag)
+    with pytest.raises(urllib.error.HTTPError) as info:  # urllib reports a 304 as an error
+        urllib.request.urlopen(request, timeout=10)
+    assert info.value.code == 304

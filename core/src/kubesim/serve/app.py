@@ -183,8 +183,13 @@ class Server:
         if len(parts) == 1:
             wanted = pick_as(accept, "apidiscovery.k8s.io", "APIGroupDiscoveryList", discovery.AGGREGATED_VERSIONS)
             if wanted is not None:
+                # with an ETag and 304s, as pkg/endpoints/discovery/aggregated/handler.go serves it
                 body = discovery.aggregated(catalog, parts[0] == "api", wanted.params["v"])
-                return json_response(200, body, wanted.header(), vary=True)
+                raw = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+                headers = {"ETag": f'"{content_hash(raw)}"', "Vary": "Accept"}
+                if request.headers.get("if-none-match") == headers["ETag"]:
+                    return Response(status_code=304, headers=headers)
+                return Response(raw, media_type=wanted.header(), headers=headers)
             doc = discovery.api_versions() if parts[0] == "api" else discovery.api_group_list(catalog)
             return json_response(200, doc, vary=True)
         if parts[0] == "apis" and len(parts) == 2:
