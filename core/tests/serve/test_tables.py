@@ -416,3 +416,19 @@ def test_printer_column_cells_as_the_table_convertor_types_them(kind: str, value
     from kubesim.serve.tables import _column_cell
 
     assert _column_cell(kind, value, datetime(2025, 1, 1, tzinfo=timezone.utc)) == cell
+
+
+def test_watch_events_repeat_no_headers() -> None:
+    """What the watch stream calls for each event: headers on the first one only (handlers/watch.go)."""
+    from kubesim.serve.state import ServerState
+    from kubesim.serve.tables import table_response
+
+    state = ServerState.create(None)
+    rt = state.call(lambda c: c.registry.lookup("v1", "Namespace"))
+    namespace = state.call(lambda c: c.get("v1", "Namespace", "default"))
+    first = table_response(state, rt, namespace, _TABLE)
+    later = table_response(state, rt, namespace, _TABLE, no_headers=True)
+    assert first is not None and later is not None
+    assert [c["name"] for c in first["columnDefinitions"]] == ["Name", "Status", "Age"]
+    assert later["columnDefinitions"] is None and later["rows"] == first["rows"]
+    assert table_response(state, rt, namespace, "application/json") is None

@@ -634,7 +634,7 @@ def table_response(state: ServerState, rt: ResourceType, body: Mapping[str, Any]
     """`body` (one object, or a list body with items and metadata) as a meta.k8s.io Table when the
     Accept header asks for one; None: answer `body` itself. `include_object` is the includeObject
     query parameter (Metadata by default, Object or None). A watch converts each event's object and
-    sets `no_headers` after the first event, as the API server does (empty columnDefinitions)."""
+    sets `no_headers` after the first event, as handlers/watch.go does (columnDefinitions null)."""
     wanted = wants_table(request_accept)
     if wanted is None:
         return None
@@ -674,4 +674,4 @@ def table_response(state: ServerState, rt: ResourceType, body: Mapping[str, Any]
     elif _meta(body).get("resourceVersion"):
         meta = {"resourceVersion": _meta(body)["resourceVersion"]}
     return {"kind": "Table", "apiVersion": f"meta.k8s.io/{version}", "metadata": meta,
-            "columnDefinitions": [] if no_headers else column_defs, "rows": rows}
+            "columnDefinitions": None if no_headers else column_defs, "rows": rows}
