@@ -87,6 +87,18 @@ class GenericStore:
         self._names.restart()
         self.namespaces.create_defaults()
 
+    def counters(self) -> dict[str, Any]:
+        """resourceVersion, uid serial and the generated names' random state, as JSON data."""
+        return {"resourceVersion": self._rv, "uidSerial": self._uids.serial,
+                "names": json_state(self._names._rng.getstate())}
+
+    def restore_counters(self, counters: dict[str, Any]) -> None:
+        """Continue from `counters()`."""
+        self._rv = int(counters["resourceVersion"])
+        self._uids.restart(int(counters["uidSerial"]))
+        version, internal, gauss = counters["names"]
+        self._names._rng.setstate((version, tuple(internal), gauss))
+
     @property
     def resource_version(self) -> int:
         """The resourceVersion of the latest write (what a list returns as its own)."""
@@ -521,3 +533,9 @@ def _finalized(new: dict[str, Any], old: dict[str, Any]) -> bool:
     if new["metadata"].get("finalizers") or not old_meta.get("deletionTimestamp"):
         return False
     return not old_meta.get("deletionGracePeriodSeconds")
+
+
+def json_state(state: tuple[Any, ...]) -> list[Any]:
+    """random.Random.getstate() as JSON data (its tuple of ints becomes a list)."""
+    version, internal, gauss = state
+    return [version, list(internal), gauss]

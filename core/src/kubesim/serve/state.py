@@ -59,6 +59,8 @@ class ServerState:
         self.require_token = require_token
         self.admin_token = secrets.token_hex(16)
         self._tokens: dict[str, Identity] = {self.admin_token: ADMIN}
+        self.on_reset: list[Callable[[], None]] = []
+        """Called (lock held) right after `reset_cluster`: e.g. the watch event log forgets the old events."""
 
     @classmethod
     def create(cls, hooks: Hooks | None, *, seed: int = 0, clock: Clock | None = None,
@@ -105,6 +107,12 @@ class ServerState:
         """The cluster, held for the duration of the block."""
         with self.lock:
             yield self.cluster
+
+    def reset_cluster(self) -> None:
+        """cluster.reset() (a scenario starts), then every `on_reset` callback. Lock held by the caller."""
+        self.cluster.reset()
+        for callback in self.on_reset:
+            callback()
 
     def call(self, fn: Callable[[Cluster], T]) -> T:
         """Run `fn(cluster)` under the lock."""
