@@ -124,16 +124,15 @@ def test_operations_for_past_steps_are_rejected(server: KubesimServer, kubectl: 
     assert ('Scenario.simulation.kube-scheduler-simulator.x-k8s.io "past" is invalid: spec.operations[2].step: '
             "Invalid value: 1: the scenario is at step 2 (Paused): an added operation must be for a later step"
             in refused.stderr), refused.stderr
-    with pytest.raises(ApiException) as info:
-        api.patch_cluster_custom_object(GROUP, VERSION, PLURAL, "past",
-                                        [{"op": "add", "path": "/spec/operations/-", "value": pod("late", 2)}],
+    ops = get_scenario(api, "past")["spec"]["operations"]
+    with pytest.raises(ApiException) as info:  # the Python client sends a merge patch: the whole list
+        api.patch_cluster_custom_object(GROUP, VERSION, PLURAL, "past", {"spec": {"operations": [*ops, pod("late", 2)]}},
                                         _request_timeout=20)
     assert info.value.status == 422 and '"reason":"Invalid"' in info.value.body
     assert "spec.operations[2].step" in info.value.body and "at step 2" in info.value.body
     bad = {"step": 3, "createOperation": {"object": {"kind": "Pod"}}}
     with pytest.raises(ApiException) as info:
-        api.patch_cluster_custom_object(GROUP, VERSION, PLURAL, "past",
-                                        [{"op": "add", "path": "/spec/operations/-", "value": bad}],
+        api.patch_cluster_custom_object(GROUP, VERSION, PLURAL, "past", {"spec": {"operations": [*ops, bad]}},
                                         _request_timeout=20)
     assert info.value.status == 422 and "spec.operations[2]" in info.value.body
     assert get_scenario(api, "past")["status"]["phase"] == "Paused"
