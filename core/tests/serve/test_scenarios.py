@@ -189,3 +189,23 @@ def test_invalid_scenarios_are_refused_at_creation(server: KubesimServer) -> Non
         api.create_cluster_custom_object(GROUP, VERSION, PLURAL, bad, _request_timeout=20)
     assert info.value.status == 422 and '"reason":"Invalid"' in info.value.body
     assert "spec.operations[0]" in info.value.body
+
+
+def test_deleting_a_running_scenario_stops_it(server: KubesimServer, kubectl: str) -> None:
+    api = scenarios_api(server)
+    steps = [{"step": i, "createOperation": {"object": {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i}", "namespace": "default"}}}}
+        for i in range(3000)]
+    api.create_cluster_custom_object(GROUP, VERSION, PLURAL, scenario("long", *steps, {"step": 3000, "doneOperation": {}}),
+                                     _request_timeout=20)
+    api.create_cluster_custom_object(GROUP, VERSION, PLURAL,
+                                     scenario("next", node("node-a", 0), {"step": 1, "doneOperation": {}}),
+                                     _request_timeout=20)
+    running = wait_phase(api, "long", "Running")
+    assert running["status"]["stepStatus"]["step"]["major"] < 3000
+    assert wait_phase(api, "next", "Pending")["status"]["phase"] == "Pending"  # marked while "long" runs
+    kubectl_run(kubectl, server, "delete", "scenario", "long")
+    assert wait_phase(api, "next", "Succeeded")["status"]["phase"] == "Succeeded"
+    names = kubectl_run(kubectl, server, "get", "scenarios", "-o", "jsonpath={.items[*].metadata.name}").stdout.split()
+    assert names == ["next"]
+    assert "scenario failed" in server.stderr and "the Scenario was deleted while it ran" in server.stderr

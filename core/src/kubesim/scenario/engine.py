@@ -69,6 +69,7 @@ log = structlog.get_logger()
 
 UPDATE_STRATEGIES = ("AtMovingNextStep", "OnPause", "OnDone")
 ENGINE_ACTOR = "scenario-controller"
+_DELETED = "the Scenario was deleted while it ran"
 
 
 def _field_validation(options: CreateOptions | PatchOptions | None) -> str:
@@ -295,7 +296,7 @@ class ScenarioRun:
         try:
             while True:
                 if self.stopped:
-                    raise ScenarioFailed("the Scenario was deleted while it ran")
+                    raise ScenarioFailed(_DELETED)
                 if major > self._clock_step:  # MajorStep N starts N step durations after the start time
                     try:
                         self.clock.advance(self.options.step_duration * (major - self._clock_step))
@@ -307,6 +308,8 @@ class ScenarioRun:
                 self._last_step = major
                 done = self._run_step([(i, op) for i, op in enumerate(ops) if op.step == major])
                 self._report_progress()
+                if self.stopped:  # set during the progress callback (kubesim serve lets requests in there)
+                    raise ScenarioFailed(_DELETED)
                 if done:
                     self._finish(ScenarioPhase.SUCCEEDED)
                     return

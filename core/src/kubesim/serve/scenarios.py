@@ -341,7 +341,10 @@ class ScenarioController:
             pass
 
     def _between_steps(self, run: ScenarioRun) -> None:
-        """After each MajorStep (lock held): save, and let waiting requests in now and then."""
+        """After each MajorStep (lock held): mark newly queued Scenarios Pending, save, and let
+        waiting requests in now and then."""
+        while self._to_mark:
+            self._mark_pending(self.state.cluster, self._to_mark.pop(0))
         now = time.monotonic()  # real time only decides when requests get in, never a result
         if now - self._last_yield < _YIELD_EVERY:
             return
