@@ -87,6 +87,7 @@ class LiveControllers:
         self.cluster = cluster
         self._admitters = cluster.admitters_mark()
         self._writes = 0
+        self._objects = 0
         self._unwatch = cluster.watch(self._count)
         self._timeline = TimelineRecorder(lambda: ScenarioStep(0, 0))
         factories = hooks.controllers()
@@ -107,14 +108,16 @@ class LiveControllers:
                           error=f"{type(exc).__name__}: {exc}")
         self.limits = options.settle_limits
 
-    def _count(self, _event: WatchEvent) -> None:
+    def _count(self, event: WatchEvent) -> None:
         self._writes += 1
+        self._objects += (event.type == "ADDED") - (event.type == "DELETED")
 
     def settle(self) -> None:
         """Run the controllers until none has work; failures are logged, never raised."""
+        self._objects = len(self.cluster.objects())  # then counted from the events, as the engine does
         try:
             settle(self.controllers, changes=lambda: self._writes, limits=self.limits,
-                   objects=lambda: len(self.cluster.objects()))
+                   objects=lambda: self._objects)
         except NotSettled as exc:
             log.warning("live mode: controllers did not settle", message=exc.message)
         except Exception as exc:
