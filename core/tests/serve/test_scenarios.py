@@ -209,3 +209,14 @@ def test_deleting_a_running_scenario_stops_it(server: KubesimServer, kubectl: st
     names = kubectl_run(kubectl, server, "get", "scenarios", "-o", "jsonpath={.items[*].metadata.name}").stdout.split()
     assert names == ["next"]
     assert "scenario failed" in server.stderr and "the Scenario was deleted while it ran" in server.stderr
+
+
+def test_operations_on_unknown_kinds_are_refused(server: KubesimServer) -> None:
+    api = scenarios_api(server)
+    unknown = {"step": 0, "createOperation": {"object": {
+        "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}}}
+    with pytest.raises(ApiException) as info:
+        api.create_cluster_custom_object(GROUP, VERSION, PLURAL, scenario("widgets", unknown), _request_timeout=20)
+    assert info.value.status == 422, info.value.body
+    body = json.loads(info.value.body)
+    assert body["reason"] == "Invalid" and "spec.operations[0]" in body["message"], body

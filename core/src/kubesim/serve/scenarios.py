@@ -63,13 +63,22 @@ def scenario_from_object(obj: dict[str, Any]) -> Scenario:
     return parse_scenarios([doc])[0]
 
 
-def _scenario_errors(obj: dict[str, Any]) -> list[FieldError | str]:
-    """What is wrong with a Scenario a client writes, as kube-apiserver's field errors."""
+def _scenario_errors(cluster: Cluster, obj: dict[str, Any]) -> list[FieldError | str]:
+    """What is wrong with a Scenario a client writes (as `kubesim validate` finds it, but targets of
+    patches and deletes may be objects controllers create), as kube-apiserver's field errors."""
     try:
         scenario = scenario_from_object(obj)
     except InvalidInput as exc:
         return [f"{p.path}: {p.message}" for p in exc.problems]
-    return [f"{p.path}: {p.message}" for p in validate_scenario(scenario, allow_unknown_targets=True)]
+
+    def scope(api_version: str, kind: str) -> bool | None:
+        try:
+            return cluster.registry.lookup(api_version, kind).namespaced
+        except ApiError:
+            return None
+
+    problems = validate_scenario(scenario, scope=scope, allow_unknown_targets=True)
+    return [f"{p.path}: {p.message}" for p in problems]
 
 
 def _without_id(op: Any) -> Any:
@@ -219,7 +228,7 @@ class ScenarioController:
         if (request.operation not in ("CREATE", "UPDATE") or request.subresource is not None or obj is None
                 or request.actor == ENGINE_ACTOR or not _is_scenario(obj)):
             return None
-        errors = _scenario_errors(obj)
+        errors = _scenario_errors(self.state.cluster, obj)
         run = self.current
         if (not errors and request.operation == "UPDATE" and run is not None and run.scenario.name == request.name
                 and run.phase in (ScenarioPhase.RUNNING, ScenarioPhase.PAUSED)):

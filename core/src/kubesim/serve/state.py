@@ -59,8 +59,6 @@ class ServerState:
         self.require_token = require_token
         self.admin_token = secrets.token_hex(16)
         self._tokens: dict[str, Identity] = {self.admin_token: ADMIN}
-        self.on_reset: list[Callable[[], None]] = []
-        """Called (lock held) right after `reset_cluster`: e.g. the watch event log forgets the old events."""
 
     @classmethod
     def create(cls, hooks: Hooks | None, *, seed: int = 0, clock: Clock | None = None,
@@ -109,10 +107,9 @@ class ServerState:
             yield self.cluster
 
     def reset_cluster(self) -> None:
-        """cluster.reset() (a scenario starts), then every `on_reset` callback. Lock held by the caller."""
-        self.cluster.reset()
-        for callback in self.on_reset:
-            callback()
+        """Empty the cluster (cluster.reset()); the watch branch also ends open watches here (410)."""
+        with self.lock:
+            self.cluster.reset()
 
     def call(self, fn: Callable[[Cluster], T]) -> T:
         """Run `fn(cluster)` under the lock."""
