@@ -87,3 +87,26 @@ def test_an_unreadable_state_file_is_a_clear_error(tmp_path: Path) -> None:
     ran = run_kubesim("serve", "--port", "0", "--state-dir", str(state), cwd=tmp_path, timeout=30)
     assert ran.returncode == 2
     assert f"error: --state-dir: {state / 'state.json'}: cannot load it" in ran.stderr
+
+
+def test_a_scenario_running_at_shutdown_is_failed_at_restart(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    long = _scenario("long", done=False)
+    long["spec"]["operations"] += [  # type: ignore[index]
+        {"step": i, "createOperation": {"object": {
+            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i}", "namespace": "default"}}}}
+        for i in range(1, 5000)]
+    with KubesimServer(tmp_path, "--state-dir", str(state)) as server:
+        _, scenarios = _apis(server)
+        scenarios.create_cluster_custom_object(GROUP, VERSION, PLURAL, long, _request_timeout=20)
+        _phase(scenarios, "long", "Running")
+        started = time.monotonic()
+        server.stop()  # SIGTERM: the engine leaves the scenario between two steps, the state is saved
+        assert time.monotonic() - started < 10
+    saved = json.loads((state / "state.json").read_text())
+    stored = [o for o in saved["objects"] if o["kind"] == "Scenario"]
+    assert [o["status"]["phase"] for o in stored] == ["Running"]
+    with KubesimServer(tmp_path, "--state-dir", str(state)) as server:
+        _, scenarios = _apis(server)
+        failed = _phase(scenarios, "long", "Failed")
+        assert failed["status"]["message"] == "the controller restarted while the Scenario was running"  # type: ignore[index]

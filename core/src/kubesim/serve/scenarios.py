@@ -96,7 +96,7 @@ class LiveControllers:
         self.cluster = cluster
         self._admitters = cluster.admitters_mark()
         self._writes = 0
-        self._objects = 0
+        self._objects = len(cluster.objects())  # then counted from the events, as the engine does
         self._unwatch = cluster.watch(self._count)
         self._timeline = TimelineRecorder(lambda: ScenarioStep(0, 0))
         factories = hooks.controllers()
@@ -123,7 +123,6 @@ class LiveControllers:
 
     def settle(self) -> None:
         """Run the controllers until none has work; failures are logged, never raised."""
-        self._objects = len(self.cluster.objects())  # then counted from the events, as the engine does
         try:
             settle(self.controllers, changes=lambda: self._writes, limits=self.limits,
                    objects=lambda: self._objects)
@@ -139,6 +138,10 @@ class LiveControllers:
             c.close()
         self._unwatch()
         self.cluster.drop_admitters(self._admitters)
+
+
+class _Stopping(Exception):
+    """The server stops: the engine thread leaves the running scenario between two steps."""
 
 
 @attrs.define
@@ -185,7 +188,8 @@ class ScenarioController:
         self._thread.start()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the thread (after the step it computes) and wait for it up to `timeout` seconds."""
+        """Stop the thread (a running scenario after the MajorStep it computes, left Running)
+        and wait for it up to `timeout` seconds."""
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout)
@@ -338,6 +342,10 @@ class ScenarioController:
         self._last_yield = time.monotonic()
         try:
             run.start()
+        except _Stopping:  # left Running: the state saved on shutdown says so, and a restart fails it
+            log.info("scenario left running: the server stops", scenario=name)
+            run.close()
+            return
         except Exception as exc:  # a bug in one scenario must not stop the server
             log.debug("scenario crashed", scenario=name, exc_info=True)
             run.abort(f"internal error: {type(exc).__name__}: {exc}")
@@ -355,6 +363,8 @@ class ScenarioController:
     def _between_steps(self, run: ScenarioRun) -> None:
         """After each MajorStep (lock held): mark newly queued Scenarios Pending, save, and let
         waiting requests in now and then."""
+        if self._stop.is_set():
+            raise _Stopping()
         while self._to_mark:
             self._mark_pending(self.state.cluster, self._to_mark.pop(0))
         now = time.monotonic()  # real time only decides when requests get in, never a result
