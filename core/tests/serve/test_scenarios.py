@@ -121,7 +121,7 @@ def test_operations_for_past_steps_are_rejected(server: KubesimServer, kubectl: 
     late = json.dumps([{"op": "add", "path": "/spec/operations/-", "value": pod("late", 1)}])
     refused = kubectl_run(kubectl, server, "patch", "scenario", "past", "--type", "json", "-p", late, check=False)
     assert refused.returncode != 0
-    assert ('Scenario.simulation.kube-scheduler-simulator.x-k8s.io "past" is invalid: spec.operations[2].step: '
+    assert ('The Scenario "past" is invalid: spec.operations[2].step: '
             "Invalid value: 1: the scenario is at step 2 (Paused): an added operation must be for a later step"
             in refused.stderr), refused.stderr
     ops = get_scenario(api, "past")["spec"]["operations"]
@@ -129,7 +129,11 @@ def test_operations_for_past_steps_are_rejected(server: KubesimServer, kubectl: 
         api.patch_cluster_custom_object(GROUP, VERSION, PLURAL, "past", {"spec": {"operations": [*ops, pod("late", 2)]}},
                                         _request_timeout=20)
     assert info.value.status == 422 and '"reason":"Invalid"' in info.value.body
-    assert "spec.operations[2].step" in info.value.body and "at step 2" in info.value.body
+    details = json.loads(info.value.body)["details"]
+    assert details["kind"] == "Scenario" and details["name"] == "past"
+    assert details["causes"] == [{"reason": "FieldValueInvalid", "field": "spec.operations[2].step",
+                                  "message": "Invalid value: 2: the scenario is at step 2 (Paused): "
+                                             "an added operation must be for a later step"}]
     bad = {"step": 3, "createOperation": {"object": {"kind": "Pod"}}}
     with pytest.raises(ApiException) as info:
         api.patch_cluster_custom_object(GROUP, VERSION, PLURAL, "past", {"spec": {"operations": [*ops, bad]}},
