@@ -5,7 +5,9 @@ by a patch, past-step additions refused, done, deleted, failed without harming t
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -224,3 +226,24 @@ def test_operations_on_unknown_kinds_are_refused(server: KubesimServer) -> None:
     assert info.value.status == 422, info.value.body
     body = json.loads(info.value.body)
     assert body["reason"] == "Invalid" and "spec.operations[0]" in body["message"], body
+
+
+def test_kubectl_edit_adds_operations_to_a_paused_scenario(server: KubesimServer, kubectl: str,
+                                                           tmp_path: Path) -> None:
+    api = scenarios_api(server)
+    kubectl_run(kubectl, server, "create", "-f", "-", stdin=json.dumps(scenario("edited", node("node-a", 0))))
+    wait_phase(api, "edited", "Paused")
+    editor = tmp_path / "editor.py"  # what a user does in $EDITOR: append a done operation for step 1
+    editor.write_text(
+        "import sys, yaml\n"
+        "path = sys.argv[-1]\n"
+        "doc = yaml.safe_load(open(path))\n"
+        "doc['spec']['operations'].append({'step': 1, 'doneOperation': {}})\n"
+        "yaml.safe_dump(doc, open(path, 'w'))\n")
+    env = {**os.environ, "KUBE_EDITOR": f"{sys.executable} {editor}"}
+    proc = subprocess.run([kubectl, "--kubeconfig", str(server.kubeconfig), "--request-timeout=20s", "edit",
+                           "scenario", "edited"], capture_output=True, text=True, timeout=60, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "scenario.simulation.kube-scheduler-simulator.x-k8s.io/edited edited" in proc.stdout
+    done = wait_phase(api, "edited", "Succeeded")
+    assert done["status"]["stepStatus"]["step"]["major"] == 1
