@@ -4,7 +4,10 @@ real cluster (a ReplicaSet's pods are created by the replicaset controller and b
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
+import pytest
 from kubernetes import client, config
 
 from kubesim.testing import KubesimServer
@@ -40,8 +43,15 @@ def _bound(core: client.CoreV1Api, want: int) -> dict[str, str]:
         time.sleep(0.05)
 
 
-def test_replica_set_pods_are_created_and_scheduled(server: KubesimServer) -> None:
-    api = config.new_client_from_config(config_file=str(server.kubeconfig))
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[KubesimServer]:
+    """A `kubesim serve` in live mode (the default; the shared `server` fixture turns it off)."""
+    with KubesimServer(tmp_path) as running:
+        yield running
+
+
+def test_replica_set_pods_are_created_and_scheduled(live_server: KubesimServer) -> None:
+    api = config.new_client_from_config(config_file=str(live_server.kubeconfig))
     core, apps = client.CoreV1Api(api), client.AppsV1Api(api)
     for name in ("node-a", "node-b"):
         core.create_node(_node(name), _request_timeout=20)
@@ -63,10 +73,8 @@ def test_replica_set_pods_are_created_and_scheduled(server: KubesimServer) -> No
     assert sum(1 for p in pods if not p.spec.node_name) == 1
 
 
-def test_no_live_leaves_writes_alone(tmp_path: object) -> None:
-    from pathlib import Path
-
-    with KubesimServer(Path(str(tmp_path)), "--no-live") as server:
+def test_no_live_leaves_writes_alone(tmp_path: Path) -> None:
+    with KubesimServer(tmp_path, "--no-live") as server:
         api = config.new_client_from_config(config_file=str(server.kubeconfig))
         core, apps = client.CoreV1Api(api), client.AppsV1Api(api)
         core.create_node(_node("node-a"), _request_timeout=20)
