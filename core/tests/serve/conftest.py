@@ -15,8 +15,10 @@ from kubesim.testing import KubesimServer
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[KubesimServer]:
-    """A `kubesim serve` on a free loopback port, with every installed plugin."""
-    with KubesimServer(tmp_path) as running:
+    """A `kubesim serve` on a free loopback port, with every installed plugin; --no-live: the
+    in-process controllers do not react to writes between scenarios (API tests see only their own
+    writes; Scenarios still run). tests/serve/test_live.py starts servers with live mode on."""
+    with KubesimServer(tmp_path, "--no-live") as running:
         yield running
 
 

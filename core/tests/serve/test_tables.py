@@ -224,7 +224,7 @@ def test_kubectl_get_scenarios(run_kubectl: KubectlRun) -> None:
     assert "No resources found" in run_kubectl("get", "scenarios").stderr
     run_kubectl("apply", "-f", str(_QUICKSTART))
     lines = [line.split() for line in run_kubectl("get", "scenarios").stdout.splitlines()]
-    assert lines[0] == ["NAME", "PHASE", "MAJOR", "MINOR", "STEP", "PHASE", "AGE"] and lines[1][0] == "quickstart"
+    assert lines[0] == ["NAME", "PHASE", "STEP", "MINOR", "STEP", "PHASE", "AGE"] and lines[1][0] == "quickstart"
 
 
 @pytest.mark.parametrize(("seconds", "shown"), [

@@ -40,6 +40,9 @@ log = structlog.get_logger(__name__)
 DEFAULT_MAX_BODY = 3 * 1024 * 1024
 """Request bodies above this many bytes get 413 (kube-apiserver's limit is 3 MiB too)."""
 
+DRAIN_LIMIT = 64 * 1024 * 1024
+"""How much of a too-large body is read (and dropped) before the 413 is sent."""
+
 _JSON = "application/json"
 _PROTOBUF = "application/vnd.kubernetes.protobuf"
 _YAML = ("application/yaml", "application/x-yaml", "text/yaml")
@@ -67,16 +70,24 @@ def json_response(code: int, body: Any, content_type: str = _JSON, *, vary: bool
 
 
 async def read_body(request: HttpRequest, limit: int) -> bytes:
-    """The request body, refused with 413 past `limit` bytes (before reading it all)."""
+    """The request body, refused with 413 past `limit` bytes. What is sent beyond the limit is
+    read and dropped (up to DRAIN_LIMIT bytes, then the connection closes), so that a client
+    still sending its body reads the 413 instead of a broken pipe; nothing past `limit` is kept."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise RequestTooLarge(f"the request body of {declared} bytes is larger than the limit of {limit} bytes")
+    too_large = declared is not None and declared.isdigit() and int(declared) > limit
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise RequestTooLarge(f"the request body is larger than the limit of {limit} bytes")
+            too_large = True
+        if too_large:
+            if size > DRAIN_LIMIT:
+                break
+            continue
         chunks.append(chunk)
+    if too_large:
+        shown = f" of {declared} bytes" if declared is not None and declared.isdigit() else ""
+        raise RequestTooLarge(f"the request body{shown} is larger than the limit of {limit} bytes")
     return b"".join(chunks)
 
 

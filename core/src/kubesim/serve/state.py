@@ -106,6 +106,11 @@ class ServerState:
         with self.lock:
             yield self.cluster
 
+    def reset_cluster(self) -> None:
+        """Empty the cluster (cluster.reset()); the watch branch also ends open watches here (410)."""
+        with self.lock:
+            self.cluster.reset()
+
     def call(self, fn: Callable[[Cluster], T]) -> T:
         """Run `fn(cluster)` under the lock."""
         with self.lock:
