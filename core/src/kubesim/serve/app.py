@@ -24,6 +24,7 @@ from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import ApiError, BadRequest, MethodNotSupported, NotFound
 from kubesim.input_limits import InputLimitError, SafeLoader
 from kubesim.serve import discovery, rest
+from kubesim.serve.controllers import CHECKPOINT_PREFIX, retry_after_header
 from kubesim.serve.errors import status_body, status_of
 from kubesim.serve.resources import parse_path, resolve
 from kubesim.serve.state import Identity, ServerState
@@ -104,7 +105,9 @@ class Server:
             who = self._identify(request)
             return await self._dispatch(request, who)
         except ApiError as exc:
-            return json_response(exc.code, status_of(exc))
+            response = json_response(exc.code, status_of(exc))
+            response.headers.update(retry_after_header(exc))
+            return response
         except Exception:  # a bug: logged here, a Status for the client
             log.exception("request failed", method=request.method, path=request.url.path)
             return json_response(500, status_body(500, "an internal error occurred in kubesim serve; "
@@ -130,6 +133,8 @@ class Server:
             page = self._non_resource(path)
             if page is not None:
                 return json_response(200, page)
+        if method == "POST" and path.startswith(CHECKPOINT_PREFIX) and path.endswith("/checkpoint"):
+            return await self._checkpoint(path[len(CHECKPOINT_PREFIX):-len("/checkpoint")], request, who)
         info = parse_path(path)
         if info is None:
             raise NotFound("the server could not find the requested resource")
@@ -156,6 +161,14 @@ class Server:
         if path in ("/healthz", "/livez", "/readyz"):
             return {}
         return None
+
+    async def _checkpoint(self, name: str, request: HttpRequest, who: Identity) -> Response:
+        """An outside controller's end of loop (serve/controllers.py); blocks while it is paused."""
+        outside = self.state.outside
+        if outside is None or "/" in name:
+            raise NotFound("the server could not find the requested resource")
+        query = dict(request.query_params)
+        return json_response(200, await run_in_threadpool(outside.checkpoint, who, name, query))
 
     # --- verbs ----------------------------------------------------------------------
 

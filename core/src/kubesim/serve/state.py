@@ -13,7 +13,7 @@ import secrets
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import attrs
 
@@ -21,6 +21,9 @@ from kubesim.clock import Clock
 from kubesim.cluster import Cluster
 from kubesim.plugins import Hooks
 from kubesim.scenario.crd import SCENARIO_CRD
+
+if TYPE_CHECKING:
+    from kubesim.serve.controllers import OutsideControllers
 
 __all__ = ["ADMIN", "Identity", "ServerState"]
 
@@ -59,6 +62,8 @@ class ServerState:
         self.require_token = require_token
         self.admin_token = secrets.token_hex(16)
         self._tokens: dict[str, Identity] = {self.admin_token: ADMIN}
+        self.outside: OutsideControllers | None = None
+        """The outside controllers (serve/controllers.py): their writes wait for their turn."""
 
     @classmethod
     def create(cls, hooks: Hooks | None, *, seed: int = 0, clock: Clock | None = None,
@@ -104,6 +109,14 @@ class ServerState:
     def locked(self) -> Iterator[Cluster]:
         """The cluster, held for the duration of the block."""
         with self.lock:
+            yield self.cluster
+
+    @contextmanager
+    def writing(self, who: Identity) -> Iterator[Cluster]:
+        """The cluster for a write by `who`, held; an outside controller's write first waits for its turn."""
+        with self.lock:
+            if self.outside is not None:
+                self.outside.gate(who)
             yield self.cluster
 
     def call(self, fn: Callable[[Cluster], T]) -> T:
