@@ -151,6 +151,8 @@ def test_an_outside_simulation_controller_runs_in_minor_steps_and_settles_by_rep
     patches = [(step, e) for step, events in timeline.items() for e in events if "patch" in e]
     assert patches, timeline
     assert all(e.get("actor") == "labeler" for _, e in patches), patches
+    # each loop's write is its own MinorStep (KEP-140 step 5): a, b in step 0; c in step 1
+    assert sorted((e["step"]["major"], e["step"]["minor"]) for _, e in patches) == [(0, 1), (0, 2), (1, 1)], patches
 
 
 def test_a_controller_that_dies_mid_loop_fails_the_scenario_naming_it(harness: Any) -> None:
