@@ -153,6 +153,10 @@ class OutsideControllers:
         """`run` is the scenario whose controllers are gated and waited for."""
         self.run = run
         self.settling = False
+        # a scenario starts on a reset cluster (resourceVersions restart): earlier reports mean nothing
+        self._last_by_actor.clear()
+        for ctrl in self.controllers.values():
+            ctrl.idle_rv, ctrl.write_loop = -1, ctrl.loops
 
     def _on_write(self, event: WatchEvent) -> None:
         obj = event.object
