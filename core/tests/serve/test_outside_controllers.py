@@ -26,7 +26,7 @@ from kubesim.scenario import EngineOptions, ScenarioRun
 from kubesim.serve.app import build_app
 from kubesim.serve.controllers import OutsideControllers
 from kubesim.serve.settled_when import parse_settled_when
-from kubesim.serve.state import ServerState
+from kubesim.serve.state import Identity, ServerState
 
 TIMEOUT = 20.0
 
@@ -46,8 +46,20 @@ spec:
 """
 
 
-def scenario(pre: list[str]) -> Scenario:
+PODS = """
+- {step: 0, createOperation: {object: {apiVersion: v1, kind: Node, metadata: {name: node-a}}}}
+- {step: 0, createOperation: {object: {apiVersion: v1, kind: Pod, metadata: {name: p1, namespace: default},
+                                       spec: {containers: [{name: c, image: i}]}}}}
+- {step: 1, createOperation: {object: {apiVersion: v1, kind: Pod, metadata: {name: p2, namespace: default},
+                                       spec: {containers: [{name: c, image: i}]}}}}
+- {step: 2, doneOperation: {}}
+"""
+
+
+def scenario(pre: list[str], operations: str | None = None) -> Scenario:
     data = yaml.safe_load(SCENARIO.replace("PRE", repr([{"name": n} for n in pre])))
+    if operations is not None:
+        data["spec"]["operations"] = yaml.safe_load(operations)
     return structure(data, Scenario)
 
 
@@ -97,8 +109,8 @@ def harness(request: pytest.FixtureRequest) -> Iterator[Any]:
     made: list[Harness] = []
 
     def make(pre: list[str], *, timeout: float = TIMEOUT, gate_timeout: float = 5.0,
-             settled_when: dict[str, str] | None = None) -> Harness:
-        run = ScenarioRun(scenario(pre), load_plugins(entry_points=False), EngineOptions())
+             settled_when: dict[str, str] | None = None, operations: str | None = None) -> Harness:
+        run = ScenarioRun(scenario(pre, operations), load_plugins(entry_points=False), EngineOptions())
         h = Harness(run, timeout, gate_timeout, settled_when or {})
         h.threads[0].start()
         deadline = time.monotonic() + 10
@@ -212,3 +224,37 @@ def test_settled_when_and_out_of_turn_writes_are_held_then_refused(harness: Any)
     assert h.run.phase == ScenarioPhase.SUCCEEDED, h.run.scenario.status.message
     names = {c["metadata"]["name"]: c["metadata"].get("labels") for c in h.run.cluster.list("v1", "ConfigMap", "default")}
     assert names["c"] == {"pre": "yes", "labeled": "yes"}
+
+
+def test_an_outside_schedulers_bindings_are_podscheduled_events_with_its_actor(harness: Any) -> None:
+    """The outside scheduler calls the cluster directly with its identity (the pods/binding route is
+    tested end to end in test_outside_e2e.py): writes gated, checkpoints as over HTTP."""
+    h: Harness = harness([], operations=PODS)
+    who = Identity("labeler", controller=True)
+    stop = threading.Event()
+
+    def binder() -> None:
+        while not stop.is_set():
+            with h.state.writing(who) as cluster:
+                pending = sorted(p["metadata"]["name"] for p in cluster.list("v1", "Pod", "default")
+                                 if not p["spec"].get("nodeName"))
+                rv = cluster.resource_version
+                if pending:
+                    cluster.bind("default", pending[0], "node-a", actor="labeler")
+            h.outside.checkpoint(who, "labeler", {"resourceVersion": rv, "idle": str(not pending).lower(),
+                                                  "timeoutSeconds": "10"})
+            if not pending:
+                stop.wait(0.05)
+
+    worker = threading.Thread(target=binder, daemon=True)
+    worker.start()
+    h.start_engine()
+    h.wait_done()
+    stop.set()
+    worker.join(TIMEOUT)
+    assert h.run.phase == ScenarioPhase.SUCCEEDED, h.run.scenario.status.message
+    timeline = h.run.to_json()["status"]["scenarioResult"]["timeline"]
+    scheduled = [e for events in timeline.values() for e in events if "podScheduled" in e]
+    assert [(e["actor"], e["podScheduled"]["pod"]["metadata"]["name"], e["podScheduled"]["boundTo"],
+             e["step"]["major"], e["step"]["minor"]) for e in scheduled] == [
+        ("labeler", "p1", "node-a", 0, 1), ("labeler", "p2", "node-a", 1, 1)]

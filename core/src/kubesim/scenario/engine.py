@@ -242,6 +242,7 @@ class ScenarioRun:
                                      f"nor an outside one (kubesim serve --controller {name})")
         self.outside_names = frozenset(n for n in self.pre_simulation + self.simulation if n in outside)
         self.outside = next(iter(outside.values()), None)
+        self.timeline.outside_actors = self.outside_names
         if self.outside is not None:
             self.outside.attach(self)
         running = [factories[n] for n in self.pre_simulation + self.simulation if n in factories]
