@@ -5,8 +5,9 @@ For controllers that cannot report idle themselves (see controllers.py). The lan
     EXPR   := CLAUSE (";" CLAUSE)*                  every clause must hold
     CLAUSE := "no" RESOURCE ["where" TEST ("and" TEST)*]
     TEST   := PATH "=" VALUE | PATH "!=" VALUE
-    PATH   := a dotted field path (spec.nodeName, metadata.labels.app) or condition[TYPE]
-              (the status of the object's status.conditions entry of that type)
+    PATH   := a dotted field path (spec.nodeName, metadata.labels.app; a key with dots in
+              brackets: metadata.annotations[example.com/done]) or condition[TYPE] (the status
+              of the object's status.conditions entry of that type)
 
 A missing field, or a missing condition, reads as the empty string. RESOURCE is a kind or its
 plural (Pod, pods, configmaps). Example, "every pod is bound or marked unschedulable":
@@ -27,7 +28,7 @@ from kubesim.cluster.registry import ResourceRegistry, ResourceType
 
 __all__ = ["SettledWhen", "Test", "parse_settled_when"]
 
-_TEST = re.compile(r"^\s*(condition\[[A-Za-z0-9_.-]+\]|[A-Za-z0-9_./-]+)\s*(!=|=)\s*(.*?)\s*$")
+_TEST = re.compile(r"^\s*(condition\[[A-Za-z0-9_.-]+\]|[A-Za-z0-9_./\[\]-]+)\s*(!=|=)\s*(.*?)\s*$")
 
 
 @attrs.frozen
@@ -65,6 +66,14 @@ class SettledWhen:
         return all(c.holds(cluster) for c in self.clauses)
 
 
+_SEGMENT = re.compile(r"\[([^\]]+)\]|([^.\[\]]+)")
+
+
+def _segments(path: str) -> list[str]:
+    """a.b[c.d/e].f -> ["a", "b", "c.d/e", "f"]: brackets hold keys with dots (annotations)."""
+    return [m.group(1) or m.group(2) for m in _SEGMENT.finditer(path)]
+
+
 def read_path(obj: Mapping[str, Any], path: str) -> str:
     """The value at a dotted path (or condition[TYPE]'s status) as a string; "" when missing."""
     if path.startswith("condition[") and path.endswith("]"):
@@ -74,7 +83,7 @@ def read_path(obj: Mapping[str, Any], path: str) -> str:
                 return str(cond.get("status", ""))
         return ""
     value: Any = obj
-    for part in path.split("."):
+    for part in _segments(path):
         if not isinstance(value, Mapping) or part not in value:
             return ""
         value = value[part]
