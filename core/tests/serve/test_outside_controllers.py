@@ -26,7 +26,7 @@ from kubesim.scenario import EngineOptions, ScenarioRun
 from kubesim.serve.app import build_app
 from kubesim.serve.controllers import OutsideControllers
 from kubesim.serve.settled_when import parse_settled_when
-from kubesim.serve.state import Identity, ServerState
+from kubesim.serve.state import WRITER, Identity, ServerState
 
 TIMEOUT = 20.0
 
@@ -235,12 +235,14 @@ def test_an_outside_schedulers_bindings_are_podscheduled_events_with_its_actor(h
 
     def binder() -> None:
         while not stop.is_set():
-            with h.state.writing(who) as cluster:
+            token = WRITER.set(who)  # as the app does for a write request
+            with h.state.locked() as cluster:
                 pending = sorted(p["metadata"]["name"] for p in cluster.list("v1", "Pod", "default")
                                  if not p["spec"].get("nodeName"))
                 rv = cluster.resource_version
                 if pending:
                     cluster.bind("default", pending[0], "node-a", actor="labeler")
+            WRITER.reset(token)
             h.outside.checkpoint(who, "labeler", {"resourceVersion": rv, "idle": str(not pending).lower(),
                                                   "timeoutSeconds": "10"})
             if not pending:

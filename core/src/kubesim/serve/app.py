@@ -27,7 +27,7 @@ from kubesim.serve import discovery, rest
 from kubesim.serve.controllers import CHECKPOINT_PREFIX, retry_after_header
 from kubesim.serve.errors import status_body, status_of
 from kubesim.serve.resources import parse_path, resolve
-from kubesim.serve.state import Identity, ServerState
+from kubesim.serve.state import WRITER, Identity, ServerState
 
 __all__ = ["DEFAULT_MAX_BODY", "build_app", "json_response"]
 
@@ -140,6 +140,8 @@ class Server:
             raise NotFound("the server could not find the requested resource")
         rt = await run_in_threadpool(self.state.call, lambda c: resolve(c.registry, info))
         req = rest.Request(self.state, rt, info, dict(request.query_params), who)
+        if method != "GET":
+            WRITER.set(who)  # an outside controller's write waits for its turn (ServerState.locked)
         handler = _VERBS.get((method, info.name is not None))
         if handler is None:
             raise MethodNotSupported(f"the server does not allow this method on the requested resource "

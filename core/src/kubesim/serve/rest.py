@@ -91,7 +91,7 @@ def _body_object(req: Request, body: Any) -> dict[str, Any]:
 def create(req: Request, body: Any) -> tuple[int, dict[str, Any]]:
     """POST a new object."""
     obj = _body_object(req, body)
-    with req.state.writing(req.who) as cluster:
+    with req.state.locked() as cluster:
         created = cluster.create(obj, actor=req.who.actor, field_validation=req.field_validation())
     return 201, created
 
@@ -103,7 +103,7 @@ def update(req: Request, body: Any) -> tuple[int, dict[str, Any]]:
     if isinstance(meta, dict) and meta.get("name") not in (None, req.name()):
         raise BadRequest(f"the name of the object ({meta.get('name')}) does not match the name on the URL "
                          f"({req.name()})")
-    with req.state.writing(req.who) as cluster:
+    with req.state.locked() as cluster:
         updated = cluster.update(obj, actor=req.who.actor, subresource=req.info.subresource,
                                  field_validation=req.field_validation())
     return 200, updated
@@ -111,7 +111,7 @@ def update(req: Request, body: Any) -> tuple[int, dict[str, Any]]:
 
 def patch(req: Request, body: bytes, content_type: str) -> tuple[int, dict[str, Any]]:
     """PATCH an object with a JSON, merge or strategic merge patch (415 for other content types)."""
-    with req.state.writing(req.who) as cluster:
+    with req.state.locked() as cluster:
         patched = cluster.patch(req.rt.api_version, req.rt.kind, req.name(), body, content_type,
                                 namespace=req.namespace, actor=req.who.actor,
                                 subresource=req.info.subresource, field_validation=req.field_validation())
@@ -126,7 +126,7 @@ def delete(req: Request, options: Mapping[str, Any]) -> tuple[int, dict[str, Any
         grace_seconds = None if grace in (None, "") else int(grace)
     except (TypeError, ValueError):
         raise BadRequest(f"gracePeriodSeconds: Invalid value: {grace!r}: must be an integer") from None
-    with req.state.writing(req.who) as cluster:
+    with req.state.locked() as cluster:
         obj = cluster.get(req.rt.api_version, req.rt.kind, req.name(), req.namespace)
         remaining = cluster.delete(req.rt.api_version, req.rt.kind, req.name(), req.namespace,
                                    actor=req.who.actor, propagation_policy=policy or None,

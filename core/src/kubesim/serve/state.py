@@ -10,6 +10,7 @@ releases the lock while it waits and is notified after every write.
 from __future__ import annotations
 
 import secrets
+from contextvars import ContextVar
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,7 +26,7 @@ from kubesim.scenario.crd import SCENARIO_CRD
 if TYPE_CHECKING:
     from kubesim.serve.controllers import OutsideControllers
 
-__all__ = ["ADMIN", "Identity", "ServerState"]
+__all__ = ["ADMIN", "WRITER", "Identity", "ServerState"]
 
 T = TypeVar("T")
 
@@ -44,6 +45,9 @@ class Identity:
     def actor(self) -> str:
         return self.name
 
+
+WRITER: ContextVar[Identity | None] = ContextVar("kubesim_serve_writer", default=None)
+"""Who sends the write request being handled (set by the app for POST/PUT/PATCH/DELETE)."""
 
 ADMIN = Identity("user")
 """The identity of requests with the admin token (or none, on loopback without a token)."""
@@ -107,15 +111,14 @@ class ServerState:
 
     @contextmanager
     def locked(self) -> Iterator[Cluster]:
-        """The cluster, held for the duration of the block."""
-        with self.lock:
-            yield self.cluster
+        """The cluster, held for the duration of the block.
 
-    @contextmanager
-    def writing(self, who: Identity) -> Iterator[Cluster]:
-        """The cluster for a write by `who`, held; an outside controller's write first waits for its turn."""
+        In a write request of an outside controller (WRITER), first waits for its turn
+        (serve/controllers.py), in the same hold of the lock as the write.
+        """
         with self.lock:
-            if self.outside is not None:
+            who = WRITER.get()
+            if who is not None and who.controller and self.outside is not None:
                 self.outside.gate(who)
             yield self.cluster
 
