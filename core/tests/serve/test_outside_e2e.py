@@ -161,13 +161,13 @@ OPERATOR = textwrap.dedent('''
 
 
 def test_a_kopf_operator_is_a_pre_simulation_controller(tmp_path: Path) -> None:
-    (tmp_path / "operator.py").write_text(OPERATOR)
+    (tmp_path / "seen_operator.py").write_text(OPERATOR)
     settled = "kopf-op=no pods where metadata.annotations[kopf.zalando.org/last-handled-configuration]="
     with KubesimServer(tmp_path, "--controller-timeout", "30", "--settled-when", settled,
                        controllers=["kopf-op"]) as server:
         env = {**os.environ, "KUBECONFIG": str(server.controller_kubeconfig("kopf-op"))}
         operator = subprocess.Popen([sys.executable, "-m", "kopf", "run", "--standalone", "--all-namespaces",
-                                     str(tmp_path / "operator.py")], env=env, cwd=tmp_path,
+                                     str(tmp_path / "seen_operator.py")], env=env, cwd=tmp_path,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
             obj = apply_and_wait(server, scenario("kopf", {
