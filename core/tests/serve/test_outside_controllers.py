@@ -126,9 +126,10 @@ def harness(request: pytest.FixtureRequest) -> Iterator[Any]:
         h.threads[0].join(10)
 
 
-def labeler(h: Harness, stop: threading.Event, label: str = "labeled", die_after: int | None = None) -> None:
-    """An outside SimulationController: labels one unlabeled ConfigMap per loop, then CheckScenarioStepPhase."""
-    api = h.client("labeler")
+def labeler(h: Harness, stop: threading.Event, label: str = "labeled", die_after: int | None = None,
+            name: str = "labeler") -> None:
+    """An outside controller: labels one unlabeled ConfigMap per loop, then CheckScenarioStepPhase."""
+    api = h.client(name)
     core = kubernetes.client.CoreV1Api(api)
     loops = 0
     while not stop.is_set():
@@ -140,7 +141,7 @@ def labeler(h: Harness, stop: threading.Event, label: str = "labeled", die_after
             loops += 1
             if die_after is not None and loops >= die_after:
                 return  # dies inside its loop: never reaches its checkpoint
-        check_scenario_step_phase("labeler", api, resource_version=cms.metadata.resource_version,
+        check_scenario_step_phase(name, api, resource_version=cms.metadata.resource_version,
                                   idle=not todo, timeout=TIMEOUT)
         if not todo:
             stop.wait(0.05)
@@ -260,3 +261,25 @@ def test_an_outside_schedulers_bindings_are_podscheduled_events_with_its_actor(h
     assert [(e["actor"], e["podScheduled"]["pod"]["metadata"]["name"], e["podScheduled"]["boundTo"],
              e["step"]["major"], e["step"]["minor"]) for e in scheduled] == [
         ("labeler", "p1", "node-a", 0, 1), ("labeler", "p2", "node-a", 1, 1)]
+
+
+def test_an_outside_pre_simulation_controller_settles_by_reporting_idle(harness: Any) -> None:
+    h: Harness = harness(["pre"])
+    stop = threading.Event()
+    workers = [threading.Thread(target=labeler, args=(h, stop), daemon=True),
+               threading.Thread(target=labeler, args=(h, stop), kwargs={"name": "pre", "label": "pre"}, daemon=True)]
+    for w in workers:
+        w.start()
+    h.start_engine()
+    h.wait_done()
+    stop.set()
+    for w in workers:
+        w.join(TIMEOUT)
+    assert h.run.phase == ScenarioPhase.SUCCEEDED, h.run.scenario.status.message
+    timeline = h.run.to_json()["status"]["scenarioResult"]["timeline"]
+    patches = [(e["step"]["major"], e["step"]["minor"], e["actor"], e["patch"]["result"]["metadata"]["name"])
+               for step in sorted(timeline, key=int) for e in timeline[step] if "patch" in e]
+    # "pre" labels what each step's operations created before "labeler" runs (MinorStep 0)
+    assert sorted(p for p in patches if p[2] == "pre") == [(0, 0, "pre", "a"), (0, 0, "pre", "b"), (1, 0, "pre", "c")]
+    assert [p for p in patches if p[2] == "labeler"] == [(0, 1, "labeler", "a"), (0, 2, "labeler", "b"),
+                                                         (1, 1, "labeler", "c")]
