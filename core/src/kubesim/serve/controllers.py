@@ -73,7 +73,9 @@ MAX_CHECKPOINT_WAIT = 30.0
 
 
 class TooManyRequests(ApiError):
-    """429, as kube-apiserver's max-in-flight filter answers (details.retryAfterSeconds + Retry-After)."""
+    """429 TooManyRequests with details.retryAfterSeconds (k8s.io/apimachinery pkg/api/errors
+    NewTooManyRequests); app.py adds the Retry-After header as k8s.io/apiserver
+    pkg/endpoints/handlers/responsewriters ErrorNegotiated does for such a Status."""
 
     code = 429
     reason = "TooManyRequests"
