@@ -14,7 +14,7 @@ It POSTs the controller's checkpoint (`kubesim serve`'s settle contract, docs/se
 to do". While the running Scenario's stepStatus.phase is ControllerPaused and its
 runningSimulationController is `name`, the server holds the request until the scenario
 controller lets the controller run again; this function calls again until then, at most
-`timeout` seconds in all.
+`timeout` seconds in all. Needs the `kubernetes` package (kubesim[test] has it).
 """
 
 from __future__ import annotations
