@@ -97,7 +97,7 @@ def serve_command(hooks: Hooks) -> click.Command:
     @click.option("--controller-timeout", type=click.FloatRange(min=0.1), default=DEFAULT_CONTROLLER_TIMEOUT,
                   show_default=True,
                   help="Seconds a scenario waits for an outside controller to settle before it fails; "
-                       "also how long an out-of-turn write is held before 429.")
+                       "an out-of-turn write is held this long (at most 30 s) before 429.")
     @click.option("--token", envvar="KUBESIM_SERVE_TOKEN",
                   help="The user's bearer token (default: a random one); required off loopback.")
     @click.option("--seed", type=int, default=0, show_default=True, help="Seed for every random choice.")
