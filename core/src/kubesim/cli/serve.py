@@ -20,9 +20,11 @@ from kubesim.k8s.validation import is_dns1123_subdomain
 from kubesim.plugins import Hooks
 from kubesim.serve.app import DEFAULT_MAX_BODY, build_app
 from kubesim.scenario import UPDATE_STRATEGIES, EngineOptions
+from kubesim.serve.controllers import DEFAULT_CONTROLLER_TIMEOUT, DEFAULT_GATE_TIMEOUT, OutsideControllers
 from kubesim.serve.kubeconfig import controller_kubeconfig_path, dump_kubeconfig, kubeconfig
 from kubesim.serve.persistence import StateDir
 from kubesim.serve.scenarios import ScenarioController
+from kubesim.serve.settled_when import parse_settled_when
 from kubesim.serve.state import ServerState
 
 __all__ = ["serve_command"]
@@ -64,6 +66,24 @@ def _url(address: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
+def _outside_controllers(state: ServerState, hooks: Hooks, names: tuple[str, ...], settled_when: tuple[str, ...],
+                         timeout: float) -> None:
+    """Register the outside controllers with their --settled-when conditions (serve/controllers.py)."""
+    outside = OutsideControllers(state, timeout=timeout, gate_timeout=min(timeout, DEFAULT_GATE_TIMEOUT))
+    for name in names:
+        outside.add(name)
+    for item in settled_when:
+        name, sep, expr = item.partition("=")
+        if not sep or name not in outside.controllers:
+            _fail(f"--settled-when {item!r}: expected NAME=EXPR with NAME one of the --controller names")
+        try:
+            outside.add(name, parse_settled_when(expr, state.cluster.registry))
+        except ValueError as exc:
+            _fail(f"--settled-when {item!r}: {exc}")
+    outside.register(hooks)
+    state.outside = outside
+
+
 def serve_command(hooks: Hooks) -> click.Command:
     """The `serve` command, with the plugins' run options (e.g. --scheduler-config)."""
 
@@ -77,6 +97,14 @@ def serve_command(hooks: Hooks) -> click.Command:
     @click.option("--controller", "controllers", multiple=True, metavar="NAME",
                   help="An outside controller: writes a kubeconfig with its own token beside --kubeconfig-out "
                        "(kubesim-NAME.kubeconfig); its writes carry NAME in the timeline. Repeatable.")
+    @click.option("--settled-when", "settled_when", multiple=True, metavar="NAME=EXPR",
+                  help="The outside controller NAME has settled when EXPR holds, e.g. "
+                       "'no pods where spec.nodeName= and condition[PodScheduled]!=False' (for controllers "
+                       "that do not report idle; see docs/serve-controllers.md). Repeatable.")
+    @click.option("--controller-timeout", type=click.FloatRange(min=0.1), default=DEFAULT_CONTROLLER_TIMEOUT,
+                  show_default=True,
+                  help="Seconds a scenario waits for an outside controller to settle before it fails; "
+                       "an out-of-turn write is held this long (at most 30 s) before 429.")
     @click.option("--token", envvar="KUBESIM_SERVE_TOKEN",
                   help="The user's bearer token (default: a random one); required off loopback.")
     @click.option("--seed", type=int, default=0, show_default=True, help="Seed for every random choice.")
@@ -97,7 +125,8 @@ def serve_command(hooks: Hooks) -> click.Command:
                   help="Between scenarios, do not run the in-process controllers on API writes.")
     @click.option("-v", "--verbose", count=True, help="More log output (debug).")
     @click.option("-q", "--quiet", count=True, help="Less log output; -qq for errors only.")
-    def serve(address: str, port: int, kubeconfig_out: str, controllers: tuple[str, ...], token: str | None,
+    def serve(address: str, port: int, kubeconfig_out: str, controllers: tuple[str, ...],
+              settled_when: tuple[str, ...], controller_timeout: float, token: str | None,
               seed: int, max_body: int, step_duration: timedelta, start_time: datetime,
               update_results_strategy: str, max_objects: int, state_dir: str | None, no_live: bool,
               verbose: int, quiet: int, **plugin_options: Any) -> None:
@@ -136,6 +165,10 @@ def serve_command(hooks: Hooks) -> click.Command:
             sys.exit(EXIT_INVALID)
         if token:
             state.set_admin_token(token)
+        if controllers:
+            _outside_controllers(state, hooks, controllers, settled_when, controller_timeout)
+        elif settled_when:
+            _fail("--settled-when: no --controller NAME to apply it to")
         sock = _bind(address, port)
         url = _url(address, sock.getsockname()[1])
         write_atomic(kubeconfig_out, dump_kubeconfig(kubeconfig(url, state.admin_token, "user")))

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import structlog
@@ -64,6 +64,9 @@ __all__ = [
     "simulator_version",
     "step_after_max_time",
 ]
+
+if TYPE_CHECKING:
+    from kubesim.serve.controllers import OutsideControllers
 
 log = structlog.get_logger()
 
@@ -173,6 +176,8 @@ class ScenarioRun:
         self.timeline = TimelineRecorder(lambda: self.scenario.status.step_status.step)
         self.controllers: dict[str, Controller] = {}
         self.external_waiters: dict[str, ControllerWaiter] = {}
+        self.outside: OutsideControllers | None = None
+        self.outside_names: frozenset[str] = frozenset()
         self.simulation: tuple[str, ...] = ()
         self.pre_simulation: tuple[str, ...] = ()
         self._writes = 0  # every committed write: a step's loops must change the cluster
@@ -251,11 +256,25 @@ class ScenarioRun:
         self._unwatch = self.cluster.watch(self._on_write)
         factories = self.hooks.controllers()
         waiters = self.hooks.controller_waiters()
-        selection = select_controllers(self.scenario.spec.controllers, list(factories) + list(waiters))
+        # outside controllers (kubesim serve --controller NAME) take part only when the scenario names them
+        from kubesim.serve.controllers import OutsideSettled
+        outside = {n: w.condition.owner for n, w in waiters.items() if isinstance(w.condition, OutsideSettled)}
+        spec = self.scenario.spec.controllers
+        named = {c.name for c in spec.simulation_controllers.enabled}
+        named.update(c.name for c in (spec.pre_simulation_controllers.enabled
+                                      if spec.pre_simulation_controllers else ()))
+        registered = list(factories) + [n for n in waiters if n not in outside or n in named]
+        selection = select_controllers(spec, registered)
         self.simulation, self.pre_simulation = selection.simulation, selection.pre_simulation
         for name in self.simulation:
-            if name not in factories:
-                raise ScenarioFailed(f"SimulationController {name!r} is not an installed in-process controller")
+            if name not in factories and name not in outside:
+                raise ScenarioFailed(f"SimulationController {name!r} is not an installed in-process controller "
+                                     f"nor an outside one (kubesim serve --controller {name})")
+        self.outside_names = frozenset(n for n in self.pre_simulation + self.simulation if n in outside)
+        self.outside = next(iter(outside.values()), None)
+        self.timeline.outside_actors = self.outside_names
+        if self.outside is not None:
+            self.outside.attach(self)
         running = [factories[n] for n in self.pre_simulation + self.simulation if n in factories]
         try:
             capabilities = Capabilities.of(c for f in running for c in getattr(f, "provides", ()))
@@ -373,6 +392,22 @@ class ScenarioRun:
         return False
 
     def _run_simulation_controller(self, name: str) -> None:
+        if name in self.outside_names:  # outside: wait for its writes and checkpoints (serve/controllers.py)
+            status = self.scenario.status.step_status
+            status.running_simulation_controller = name
+            self._set_phase(StepPhase.CONTROLLER_RUNNING)
+            assert self.outside is not None
+            label = f"step {status.step.major}"
+            try:
+                while self.outside.wait_simulation(name, label):
+                    self._tick(name)
+                    self._settle()
+                    self._set_phase(StepPhase.OPERATING_COMPLETED)
+                    self._set_phase(StepPhase.CONTROLLER_RUNNING)
+            except NotSettled as exc:
+                raise ScenarioFailed(exc.message) from exc
+            self._set_phase(StepPhase.CONTROLLER_COMPLETED)
+            return
         controller = self.controllers[name]
         waiter = controller.waiter()
         status = self.scenario.status.step_status
@@ -419,9 +454,20 @@ class ScenarioRun:
     def _settle(self) -> None:
         """Run PreSimulationControllers round-robin until none has work and every waiter holds."""
         pre = [self.controllers[n] for n in self.pre_simulation if n in self.controllers]
-        external = [self.external_waiters[n] for n in self.pre_simulation if n in self.external_waiters]
+        external = [self.external_waiters[n] for n in self.pre_simulation
+                    if n in self.external_waiters and n not in self.outside_names]
+        outside = [n for n in self.pre_simulation if n in self.outside_names]
         try:
-            settle(pre, external, changes=lambda: self._writes, guard=self._guard, run=self._loop)
+            while True:
+                settle(pre, external, changes=lambda: self._writes, guard=self._guard, run=self._loop)
+                if not outside or self.outside is None:
+                    return
+                # outside PreSimulationControllers run on their own: wait (lock released) until they settle
+                before = self._writes
+                self.outside.wait_settled(outside, self._guard.label)
+                if self._writes == before:
+                    return
+                self._guard.tick(outside[0])  # their writes may give in-process controllers work
         except NotSettled as exc:
             raise ScenarioFailed(exc.message) from exc
 

@@ -62,6 +62,9 @@ class TimelineRecorder:
         self._counter = 0
         self._pod_created: dict[tuple[str, str], ScenarioStep] = {}
         self._json: dict[str, list[dict[str, Any]]] = {}
+        self.outside_actors: frozenset[str] = frozenset()
+        """Outside controllers (kubesim serve --controller): their pods/binding writes become podScheduled
+        events here, as the in-process scheduler records its own."""
 
     @property
     def step(self) -> ScenarioStep:
@@ -104,6 +107,11 @@ class TimelineRecorder:
         if obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1" and event.type == "ADDED":
             meta = obj.get("metadata", {})
             self._pod_created[(meta.get("namespace", ""), meta.get("name", ""))] = self._step()
+        if event.subresource == "binding" and event.actor in self.outside_actors:
+            result = PodResult(obj, self.pod_created_at(obj), bound_to=(obj.get("spec") or {}).get("nodeName"),
+                               bound_at=self._step())
+            self.record_pod("podScheduled", result, actor=event.actor)
+            return
         if (event.actor in SCENARIO_ACTORS or event.subresource in _UNRECORDED_SUBRESOURCES
                 or (obj.get("kind") == KIND and obj.get("apiVersion") == API_VERSION)):
             return  # the engine records these itself; the Scenario object is not simulated state

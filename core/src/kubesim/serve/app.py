@@ -25,12 +25,13 @@ from kubesim.errors import ApiError, BadRequest, MethodNotSupported, NotFound
 from kubesim.input_limits import InputLimitError, SafeLoader
 from kubesim.serve import discovery, rest, subresources
 from kubesim.serve.catalog import catalog_of
+from kubesim.serve.controllers import CHECKPOINT_PREFIX, retry_after_header
 from kubesim.serve.errors import status_body, status_of
 from kubesim.serve.negotiation import media_ranges, pick_as
 from kubesim.serve.openapi import V2_PROTOBUF, V2_PROTOBUF_DOCUMENT, OpenAPIDocs, content_hash
 from kubesim.serve.partial_metadata import partial_metadata_response
 from kubesim.serve.resources import parse_path, resolve
-from kubesim.serve.state import Identity, ServerState
+from kubesim.serve.state import WRITER, Identity, ServerState
 from kubesim.serve.tables import table_content_type, table_response
 
 __all__ = ["DEFAULT_MAX_BODY", "build_app", "health_check", "json_response"]
@@ -134,7 +135,9 @@ class Server:
             who = self._identify(request)
             return await self._dispatch(request, who)
         except ApiError as exc:
-            return json_response(exc.code, status_of(exc))
+            response = json_response(exc.code, status_of(exc))
+            response.headers.update(retry_after_header(exc))
+            return response
         except Exception:  # a bug: logged here, a Status for the client
             log.exception("request failed", method=request.method, path=request.url.path)
             return json_response(500, status_body(500, "an internal error occurred in kubesim serve; "
@@ -163,12 +166,16 @@ class Server:
             page = await run_in_threadpool(self._non_resource, path, request)
             if page is not None:
                 return page
+        if method == "POST" and path.startswith(CHECKPOINT_PREFIX) and path.endswith("/checkpoint"):
+            return await self._checkpoint(path[len(CHECKPOINT_PREFIX):-len("/checkpoint")], request, who)
         info = parse_path(path)
         if info is None:
             raise NotFound("the server could not find the requested resource")
         rt = await run_in_threadpool(self.state.call, lambda c: resolve(c.registry, info))
         rest.check_scope(rt, info, method)
         req = rest.Request(self.state, rt, info, dict(request.query_params), who)
+        if method != "GET":
+            WRITER.set(who)  # an outside controller's write waits for its turn (ServerState.locked)
         if method == "GET" and info.subresource is None and (
             info.watch_prefix or request.query_params.get("watch") in ("1", "true")
         ):  # the "watch" helper's serve/watch.py takes this branch over
@@ -243,6 +250,14 @@ class Server:
         if request.headers.get("if-none-match") == headers["ETag"]:
             return Response(status_code=304, headers=headers)
         return Response(doc, media_type=_JSON, headers=headers)
+
+    async def _checkpoint(self, name: str, request: HttpRequest, who: Identity) -> Response:
+        """An outside controller's end of loop (serve/controllers.py); blocks while it is paused."""
+        outside = self.state.outside
+        if outside is None or "/" in name:
+            raise NotFound("the server could not find the requested resource")
+        query = dict(request.query_params)
+        return json_response(200, await run_in_threadpool(outside.checkpoint, who, name, query))
 
     # --- verbs ----------------------------------------------------------------------
 

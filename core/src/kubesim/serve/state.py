@@ -10,10 +10,11 @@ releases the lock while it waits and is notified after every write.
 from __future__ import annotations
 
 import secrets
+from contextvars import ContextVar
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import attrs
 
@@ -22,7 +23,10 @@ from kubesim.cluster import Cluster
 from kubesim.plugins import Hooks
 from kubesim.scenario.crd import SCENARIO_CRD
 
-__all__ = ["ADMIN", "Identity", "ServerState"]
+if TYPE_CHECKING:
+    from kubesim.serve.controllers import OutsideControllers
+
+__all__ = ["ADMIN", "WRITER", "Identity", "ServerState"]
 
 T = TypeVar("T")
 
@@ -42,6 +46,9 @@ class Identity:
         return self.name
 
 
+WRITER: ContextVar[Identity | None] = ContextVar("kubesim_serve_writer", default=None)
+"""Who sends the write request being handled (set by the app for POST/PUT/PATCH/DELETE)."""
+
 ADMIN = Identity("user")
 """The identity of requests with the admin token (or none, on loopback without a token)."""
 
@@ -59,6 +66,8 @@ class ServerState:
         self.require_token = require_token
         self.admin_token = secrets.token_hex(16)
         self._tokens: dict[str, Identity] = {self.admin_token: ADMIN}
+        self.outside: OutsideControllers | None = None
+        """The outside controllers (serve/controllers.py): their writes wait for their turn."""
 
     @classmethod
     def create(cls, hooks: Hooks | None, *, seed: int = 0, clock: Clock | None = None,
@@ -102,8 +111,15 @@ class ServerState:
 
     @contextmanager
     def locked(self) -> Iterator[Cluster]:
-        """The cluster, held for the duration of the block."""
+        """The cluster, held for the duration of the block.
+
+        In a write request of an outside controller (WRITER), first waits for its turn
+        (serve/controllers.py), in the same hold of the lock as the write.
+        """
         with self.lock:
+            who = WRITER.get()
+            if who is not None and who.controller and self.outside is not None:
+                self.outside.gate(who)
             yield self.cluster
 
     def reset_cluster(self) -> None:
