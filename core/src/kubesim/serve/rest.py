@@ -85,16 +85,14 @@ def check_scope(rt: ResourceType, info: RequestInfo, method: str) -> None:
             raise MethodNotSupported(NOT_ALLOWED)
 
 
-def success_status(req: Request, code: int = 200, uid: str = "") -> dict[str, Any]:
-    """The Success Status a delete (or a subresource POST) answers with."""
+def success_status(req: Request, uid: str = "") -> dict[str, Any]:
+    """The Success Status a delete answers with (store.go Delete: details name, group, kind, uid)."""
     body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
     if req.info.name:
         details = status_details(req.rt, req.info.name)
         if uid:
             details["uid"] = uid
         body["details"] = details
-    if code != 200:
-        body["code"] = code
     return body
 
 

@@ -27,6 +27,7 @@ _NO_RESOURCE = "the server could not find the requested resource"
 _SCALABLE = frozenset({("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
                        ("", "ReplicationController")})
 _PDB_VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget."
+_SUCCESS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 _MAX_DISRUPTED_PODS = 2000
 """MaxDisruptedPodSize (eviction.go): more unconfirmed evictions than this are refused."""
 
@@ -119,7 +120,7 @@ def bind(req: rest.Request, body: Any) -> tuple[int, dict[str, Any]]:
     dry_run = req.dry_run()
     with req.state.locked() as cluster:
         cluster.bind(req.namespace or "default", req.name(), node, actor=req.who.actor, dry_run=dry_run)
-    return 201, rest.success_status(req, 201)
+    return 201, dict(_SUCCESS)  # BindingREST/EvictionREST: a bare Success Status, code 201
 
 
 # --- eviction -----------------------------------------------------------------------
@@ -142,7 +143,7 @@ def evict(req: rest.Request, body: Any) -> tuple[int, dict[str, Any]]:
             _use_disruption_budget(req, pod, dry_run)
         options = {"preconditions": {"uid": pod["metadata"]["uid"]}, **options}
         rest._delete_one(req, req.name(), req.namespace, options, dry_run)
-    return 201, rest.success_status(req, 201)
+    return 201, dict(_SUCCESS)  # BindingREST/EvictionREST: a bare Success Status, code 201
 
 
 def _use_disruption_budget(req: rest.Request, pod: dict[str, Any], dry_run: bool) -> None:
