@@ -215,3 +215,21 @@ def test_delete_of_an_object_kept_by_a_finalizer(server: KubesimServer) -> None:
     code, body = call(server, "PATCH", f"{path}/held", {"metadata": {"finalizers": None}},
                       content_type="application/merge-patch+json")
     assert code == 200 and call(server, "GET", f"{path}/held")[0] == 404
+
+
+def test_dry_run_deletes_of_a_definition_and_a_namespace_delete_nothing(server: KubesimServer) -> None:
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    assert call(server, "POST", crds, _CRD)[0] == 201
+    widgets = "/apis/example.com/v1/namespaces/team/widgets"
+    assert call(server, "POST", "/api/v1/namespaces", {"metadata": {"name": "team"}})[0] == 201
+    assert call(server, "POST", widgets, {"apiVersion": "example.com/v1", "kind": "Widget",
+                                          "metadata": {"name": "w"}})[0] == 201
+    rv = call(server, "GET", "/api/v1/namespaces")[1]["metadata"]["resourceVersion"]
+    code, body = call(server, "DELETE", f"{crds}/widgets.example.com?dryRun=All")
+    assert code == 200
+    code, body = call(server, "DELETE", "/api/v1/namespaces/team?dryRun=All")
+    assert code == 200 and body["metadata"]["deletionTimestamp"]
+    assert call(server, "GET", f"{widgets}/w")[0] == 200
+    namespace = call(server, "GET", "/api/v1/namespaces/team")[1]
+    assert "deletionTimestamp" not in namespace["metadata"] and namespace["status"]["phase"] == "Active"
+    assert call(server, "GET", "/api/v1/namespaces")[1]["metadata"]["resourceVersion"] == rv
