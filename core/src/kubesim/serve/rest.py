@@ -115,7 +115,9 @@ def _selected(req: Request) -> list[dict[str, Any]]:
     """The objects the request's namespace, labelSelector and fieldSelector select (stored
     dicts: call under the lock, do not mutate)."""
     fields = req.query.get("fieldSelector") or None
-    field_selector = None if fields is None else checked_field_selector(req.rt.group, req.rt.kind, fields)
+    extra = req.state.cluster.registry.selectable_fields(req.rt)
+    field_selector = (None if fields is None
+                      else checked_field_selector(req.rt.group, req.rt.kind, fields, extra))
     return req.state.cluster.list(req.rt.api_version, req.rt.kind, req.namespace,
                                   label_selector=req.query.get("labelSelector") or None,
                                   field_selector=field_selector)
