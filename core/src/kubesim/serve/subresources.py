@@ -27,6 +27,16 @@ _NO_RESOURCE = "the server could not find the requested resource"
 _SCALABLE = frozenset({("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
                        ("", "ReplicationController")})
 _PDB_VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget."
+_NO_CONTAINERS = "no container runs in the simulator"
+_UNMODELLED = {
+    **{("", "Pod", sub): _NO_CONTAINERS for sub in ("log", "exec", "attach", "portforward", "proxy")},
+    ("", "Pod", "ephemeralcontainers"): _NO_CONTAINERS,
+    ("", "Pod", "resize"): "in-place pod resize is not modelled",
+    ("", "Service", "proxy"): "there is no network to proxy to",
+    ("", "Node", "proxy"): "there is no kubelet endpoint to proxy to",
+    ("", "ServiceAccount", "token"): "no service account tokens are issued",
+}
+"""Subresources a real API server has that the simulator does not: a 404 that says so."""
 _SUCCESS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 _MAX_DISRUPTED_PODS = 2000
 """MaxDisruptedPodSize (eviction.go): more unconfirmed evictions than this are refused."""
@@ -75,7 +85,9 @@ def serve(
     elif sub == "eviction" and (rt.group, rt.kind) == ("", "Pod"):
         verbs = {"POST": lambda: evict(req, body)}
     else:
-        raise NotFound(_NO_RESOURCE)
+        why = _UNMODELLED.get((rt.group, rt.kind, sub or ""))
+        raise NotFound(_NO_RESOURCE if why is None else
+                       f"{_NO_RESOURCE}: kubesim serve does not model {rt.plural}/{sub} ({why})")
     handler = verbs.get(method)
     if handler is None:
         raise MethodNotSupported(rest.NOT_ALLOWED)
