@@ -173,6 +173,11 @@ def test_delete_options_and_delete_collection(server: KubesimServer) -> None:
     code, body = call(server, "DELETE", f"{path}?fieldSelector=metadata.name%3Dc")
     assert [i["metadata"]["name"] for i in body["items"]] == ["c"]
     assert call(server, "GET", path)[1]["items"] == []
+    core = client.CoreV1Api(api_client(server))
+    for name in ("d", "e"):
+        core.create_namespaced_config_map("default", _cm(name, tier="z"), _request_timeout=20)
+    core.delete_collection_namespaced_config_map("default", label_selector="tier=z", _request_timeout=20)
+    assert core.list_namespaced_config_map("default", _request_timeout=20).items == []
 
 
 def test_dry_run_checks_everything_and_commits_nothing(server: KubesimServer) -> None:
