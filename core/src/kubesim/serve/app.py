@@ -24,9 +24,14 @@ from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import ApiError, BadRequest, MethodNotSupported, NotFound
 from kubesim.input_limits import InputLimitError, SafeLoader
 from kubesim.serve import discovery, rest, subresources
+from kubesim.serve.catalog import catalog_of
 from kubesim.serve.errors import status_body, status_of
+from kubesim.serve.negotiation import media_ranges, pick_as
+from kubesim.serve.openapi import V2_PROTOBUF, V2_PROTOBUF_DOCUMENT, OpenAPIDocs
+from kubesim.serve.partial_metadata import partial_metadata_response
 from kubesim.serve.resources import parse_path, resolve
 from kubesim.serve.state import Identity, ServerState
+from kubesim.serve.tables import table_content_type, table_response
 
 __all__ = ["DEFAULT_MAX_BODY", "build_app", "json_response"]
 
@@ -55,10 +60,10 @@ class Unauthorized(ApiError):
     reason = "Unauthorized"
 
 
-def json_response(code: int, body: Any) -> Response:
-    """A JSON response (compact, as kube-apiserver writes it)."""
+def json_response(code: int, body: Any, content_type: str = _JSON, *, vary: bool = False) -> Response:
+    """A JSON response (compact, as kube-apiserver writes it); `vary`: the body depends on Accept."""
     return Response(json.dumps(body, separators=(",", ":"), ensure_ascii=False) + "\n", status_code=code,
-                    media_type=_JSON)
+                    media_type=content_type, headers={"Vary": "Accept"} if vary else None)
 
 
 async def read_body(request: HttpRequest, limit: int) -> bytes:
@@ -111,6 +116,7 @@ class Server:
     def __init__(self, state: ServerState, max_body: int) -> None:
         self.state = state
         self.max_body = max_body
+        self.openapi = OpenAPIDocs()
 
     async def handle(self, request: HttpRequest) -> Response:
         try:
@@ -140,9 +146,9 @@ class Server:
         path = request.url.path.rstrip("/") or "/"
         method = request.method
         if method == "GET":
-            page = self._non_resource(path)
+            page = await run_in_threadpool(self._non_resource, path, request.headers.get("accept"))
             if page is not None:
-                return json_response(200, page)
+                return page
         info = parse_path(path)
         if info is None:
             raise NotFound("the server could not find the requested resource")
@@ -160,29 +166,79 @@ class Server:
             raise MethodNotSupported(rest.NOT_ALLOWED)
         return await handler(self, request, req)
 
-    def _non_resource(self, path: str) -> dict[str, Any] | None:
-        if path == "/version":
-            return discovery.version_info()
-        if path == "/api":
-            return discovery.api_versions()
-        if path == "/apis":
-            return self.state.call(lambda c: discovery.api_group_list(c.registry))
-        parts = path.strip("/").split("/")
-        if parts[0] == "api" and len(parts) == 2:
-            return self.state.call(lambda c: discovery.api_resource_list(c.registry, "", parts[1]))
-        if parts[0] == "apis" and len(parts) == 3:
-            return self.state.call(lambda c: discovery.api_resource_list(c.registry, parts[1], parts[2]))
+    def _non_resource(self, path: str, accept: str | None) -> Response | None:
+        """Discovery, OpenAPI, /version and health checks (k8s.io/apiserver pkg/server/routes, healthz)."""
         if path in ("/healthz", "/livez", "/readyz"):
-            return {}
-        return None
+            return Response("ok", media_type="text/plain; charset=utf-8")
+        if path == "/version":
+            return json_response(200, discovery.version_info())
+        if path.startswith("/openapi/"):
+            return self._openapi(path, accept)
+        parts = path.strip("/").split("/")
+        if parts[0] not in ("api", "apis") or len(parts) > 3 or (parts[0] == "api" and len(parts) > 2):
+            return None
+        catalog = catalog_of(self.state)
+        if len(parts) == 1:
+            wanted = pick_as(accept, "apidiscovery.k8s.io", "APIGroupDiscoveryList", discovery.AGGREGATED_VERSIONS)
+            if wanted is not None:
+                body = discovery.aggregated(catalog, parts[0] == "api", wanted.params["v"])
+                return json_response(200, body, wanted.header(), vary=True)
+            doc = discovery.api_versions() if parts[0] == "api" else discovery.api_group_list(catalog)
+            return json_response(200, doc, vary=True)
+        if parts[0] == "apis" and len(parts) == 2:
+            page = discovery.api_group(catalog, parts[1])
+        else:
+            group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
+            page = discovery.api_resource_list(catalog, group, version)
+        if page is None:
+            raise NotFound("the server could not find the requested resource")
+        return json_response(200, page)
+
+    def _openapi(self, path: str, accept: str | None) -> Response | None:
+        """/openapi/v2, /openapi/v3 and /openapi/v3/<group version> as JSON (k8s.io/kube-openapi pkg/handler,
+        pkg/handler3); /openapi/v2 asked for in protobuf only: see openapi.V2_PROTOBUF_DOCUMENT."""
+        catalog = catalog_of(self.state)
+        ranges = media_ranges(accept)
+        if path == "/openapi/v2" and ranges and ranges[0].media_type == V2_PROTOBUF:
+            # kube-openapi pkg/handler answers protobuf as application/octet-stream
+            return Response(V2_PROTOBUF_DOCUMENT, media_type="application/octet-stream")
+        if path == "/openapi/v2":
+            doc: bytes | None = self.openapi.v2(catalog)
+        elif path == "/openapi/v3":
+            doc = self.openapi.v3_index(catalog)
+        elif path.startswith("/openapi/v3/"):
+            doc = self.openapi.v3(catalog, path.removeprefix("/openapi/v3/"))
+        else:
+            doc = None
+        if doc is None:
+            raise NotFound("the server could not find the requested resource")
+        return Response(doc, media_type=_JSON)
 
     # --- verbs ----------------------------------------------------------------------
 
     async def _get(self, request: HttpRequest, req: rest.Request) -> Response:
-        return json_response(*await run_in_threadpool(rest.get, req))
+        return await self._read(request, req, rest.get)
 
     async def _list(self, request: HttpRequest, req: rest.Request) -> Response:
-        return json_response(*await run_in_threadpool(rest.list_objects, req))
+        return await self._read(request, req, rest.list_objects)
+
+    async def _read(self, request: HttpRequest, req: rest.Request,
+                    verb: Callable[[rest.Request], tuple[int, dict[str, Any]]]) -> Response:
+        """GET one or a list; as a meta.k8s.io Table or PartialObjectMetadata(List) when the Accept
+        header asks for one (k8s.io/apiserver pkg/endpoints/handlers/response.go transformObject)."""
+        accept = request.headers.get("accept")
+
+        def run() -> tuple[int, dict[str, Any], str]:
+            code, body = verb(req)
+            table = table_response(self.state, req.rt, body, accept, req.query.get("includeObject"))
+            if table is not None:
+                return code, table, table_content_type(accept)
+            partial = partial_metadata_response(body, accept)
+            if partial is not None:
+                return code, *partial
+            return code, body, _JSON
+        code, body, content_type = await run_in_threadpool(run)
+        return json_response(code, body, content_type)
 
     async def _create(self, request: HttpRequest, req: rest.Request) -> Response:
         body = decode_object(await read_body(request, self.max_body), media_type(request), req.rt.kind)

@@ -14,14 +14,14 @@ from typing import Any
 
 from kubesim.cluster.jsontree import copy_tree
 from kubesim.cluster.patches import apply_patch, patch_kind
-from kubesim.cluster.registry import ResourceRegistry, ResourceType
+from kubesim.cluster.registry import ResourceType
 from kubesim.cluster.strategic_tables import schema_for
 from kubesim.errors import ApiError, BadRequest, Forbidden, MethodNotSupported, NotFound, TooManyRequests
 from kubesim.k8s.selectors import LabelSelector
 from kubesim.k8s.validation import invalid, invalid_error
 from kubesim.serve import rest
 
-__all__ = ["discovery_entries", "serve"]
+__all__ = ["serve"]
 
 _NO_RESOURCE = "the server could not find the requested resource"
 _SCALABLE = frozenset({("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
@@ -45,22 +45,6 @@ _MAX_DISRUPTED_PODS = 2000
 def _scalable(req: rest.Request) -> bool:
     rt = req.rt
     return (rt.group, rt.kind) in _SCALABLE or req.state.call(lambda c: c.registry.custom_scale(rt)) is not None
-
-
-def discovery_entries(registry: ResourceRegistry, rt: ResourceType) -> list[dict[str, Any]]:
-    """The APIResource entries of `rt`'s scale, binding and eviction subresources, as kube-apiserver's
-    discovery lists them (kubectl scale looks its Scale group-version up there)."""
-    entries: list[dict[str, Any]] = []
-    if (rt.group, rt.kind) in _SCALABLE or registry.custom_scale(rt) is not None:
-        entries.append({"name": f"{rt.plural}/scale", "singularName": "", "namespaced": rt.namespaced,
-                        "group": "autoscaling", "version": "v1", "kind": "Scale",
-                        "verbs": ["get", "patch", "update"]})
-    if (rt.group, rt.kind) == ("", "Pod"):
-        entries.append({"name": "pods/binding", "singularName": "", "namespaced": True, "kind": "Binding",
-                        "verbs": ["create"]})
-        entries.append({"name": "pods/eviction", "singularName": "", "namespaced": True, "group": "policy",
-                        "version": "v1", "kind": "Eviction", "verbs": ["create"]})
-    return entries
 
 
 class InternalError(ApiError):
