@@ -113,8 +113,6 @@ class ResourceRegistry:
         self._by_version_kind: dict[tuple[str, str], ResourceType] = {}
         self._builtin = frozenset((t.group, t.kind) for t in BUILTIN_TYPES)
         self._sorted: list[ResourceType] | None = None
-        self._scale: dict[tuple[str, str], Mapping[str, Any]] = {}
-        self._selectable: dict[tuple[str, str], frozenset[str]] = {}
         for t in BUILTIN_TYPES:
             self._add(t, [t.version])
 
@@ -167,29 +165,7 @@ class ResourceRegistry:
             name = str((crd.get("metadata") or {}).get("name", ""))
             log.warning("x-kubernetes-validations (CEL) rules are not evaluated by kubesim", crd=name)
         self._add(rt, served)
-        self._scale.pop((rt.group, rt.kind), None)
-        self._selectable.pop((rt.group, rt.kind), None)
-        for version in (crd.get("spec") or {}).get("versions") or ():
-            if not isinstance(version, Mapping) or version.get("storage") is not True:
-                continue
-            scale = (version.get("subresources") or {}).get("scale")
-            if isinstance(scale, Mapping):
-                self._scale[(rt.group, rt.kind)] = scale
-            selectable = version.get("selectableFields") or ()
-            fields = [f.get("jsonPath") for f in selectable if isinstance(f, Mapping)]
-            labels = frozenset(p.lstrip(".") for p in fields if isinstance(p, str) and p.lstrip("."))
-            if labels:
-                self._selectable[(rt.group, rt.kind)] = labels
         return rt
-
-    def selectable_fields(self, rt: ResourceType) -> frozenset[str]:
-        """A custom kind's extra field-selector labels (its CRD's selectableFields, "spec.color")."""
-        return self._selectable.get((rt.group, rt.kind), frozenset())
-
-    def custom_scale(self, rt: ResourceType) -> Mapping[str, Any] | None:
-        """A custom kind's scale subresource (specReplicasPath, statusReplicasPath,
-        labelSelectorPath) as its CRD's storage version declares it; None without one."""
-        return self._scale.get((rt.group, rt.kind))
 
     def unregister(self, group: str, kind: str) -> None:
         """Forget a CRD's kind (its CustomResourceDefinition was deleted)."""
@@ -197,8 +173,6 @@ class ResourceRegistry:
         if rt is None or (group, kind) in self._builtin:
             return
         del self._by_group_kind[(group, kind)]
-        self._scale.pop((group, kind), None)
-        self._selectable.pop((group, kind), None)
         self._by_version_kind = {k: v for k, v in self._by_version_kind.items() if v is not rt}
         self._sorted = None
 

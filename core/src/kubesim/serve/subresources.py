@@ -42,9 +42,14 @@ _MAX_DISRUPTED_PODS = 2000
 """MaxDisruptedPodSize (eviction.go): more unconfirmed evictions than this are refused."""
 
 
+def _custom_scale(req: rest.Request) -> Mapping[str, Any] | None:
+    """A custom kind's scale subresource (specReplicasPath, statusReplicasPath, labelSelectorPath)."""
+    scale = (rest.definition_version(req).get("subresources") or {}).get("scale")
+    return scale if isinstance(scale, Mapping) else None
+
+
 def _scalable(req: rest.Request) -> bool:
-    rt = req.rt
-    return (rt.group, rt.kind) in _SCALABLE or req.state.call(lambda c: c.registry.custom_scale(rt)) is not None
+    return (req.rt.group, req.rt.kind) in _SCALABLE or _custom_scale(req) is not None
 
 
 class InternalError(ApiError):
@@ -197,7 +202,7 @@ def _scale_of(req: rest.Request, obj: dict[str, Any]) -> dict[str, Any]:
     """The autoscaling/v1 Scale of a workload (scaleFromDeployment and its siblings) or of a
     custom resource (apiextensions-apiserver customresource/etcd.go scaleFromCustomResource)."""
     meta = obj["metadata"]
-    custom = req.state.cluster.registry.custom_scale(req.rt)
+    custom = _custom_scale(req)
     if custom is not None:
         spec_replicas = _nested(obj, _path(custom.get("specReplicasPath")))
         status_replicas = _nested(obj, _path(custom.get("statusReplicasPath")))
@@ -222,7 +227,7 @@ def _scale_of(req: rest.Request, obj: dict[str, Any]) -> dict[str, Any]:
 
 def _with_replicas(req: rest.Request, obj: dict[str, Any], replicas: int) -> dict[str, Any]:
     """`obj` (a copy the caller owns) with its desired replicas set."""
-    custom = req.state.cluster.registry.custom_scale(req.rt)
+    custom = _custom_scale(req)
     path = _path(custom.get("specReplicasPath")) if custom is not None else ("spec", "replicas")
     if not path:
         raise BadRequest(f"the scale subresource of {req.rt.group_resource} has no specReplicasPath")
