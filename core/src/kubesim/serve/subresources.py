@@ -43,9 +43,9 @@ _MAX_DISRUPTED_PODS = 2000
 
 
 def _custom_scale(req: rest.Request) -> Mapping[str, Any] | None:
-    """A custom kind's scale subresource (specReplicasPath, statusReplicasPath, labelSelectorPath)."""
-    scale = (rest.definition_version(req).get("subresources") or {}).get("scale")
-    return scale if isinstance(scale, Mapping) else None
+    """A custom kind's scale subresource (specReplicasPath, statusReplicasPath, labelSelectorPath),
+    as the registry keeps it (the catalog lists it in discovery from the same place)."""
+    return req.state.call(lambda c: c.registry.custom_scale(req.rt))
 
 
 def _scalable(req: rest.Request) -> bool:
