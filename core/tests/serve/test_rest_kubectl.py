@@ -71,6 +71,11 @@ def test_kubectl_delete_by_label_dry_run_and_chunked_get(server: KubesimServer, 
     assert 'configmaps "nope" not found' in done.stderr
     done = _run(kubectl, server, "get", "pods", "--field-selector", "spec.image=x", ok=False)
     assert "field label not supported: spec.image" in done.stderr
+    # what a real cluster has and the simulator does not model is a clear Status error
+    _create(kubectl, server, tmp_path, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                                        "spec": {"containers": [{"name": "c", "image": "x"}]}})
+    done = _run(kubectl, server, "logs", "p", ok=False)
+    assert done.returncode != 0 and "kubesim serve does not model pods/log (no container runs" in done.stderr
     # `kubectl create namespace` sends protobuf: a 415 saying to send JSON
     done = _run(kubectl, server, "create", "namespace", "team", ok=False)
     assert done.returncode != 0 and "send the request body as JSON" in done.stderr

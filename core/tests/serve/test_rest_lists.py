@@ -121,3 +121,24 @@ def test_list_resource_version_options(server: KubesimServer) -> None:
     assert (code, body["reason"]) == (410, "Expired")
     code, body = call(server, "GET", f"{_CMS}?resourceVersion={rv + 100}")
     assert (code, body["reason"], body["details"]["causes"][0]["reason"]) == (504, "Timeout", "ResourceVersionTooLarge")
+
+
+def test_selectable_fields_of_a_custom_resource(server: KubesimServer) -> None:
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "selectableFields": [{"jsonPath": ".spec.color"}],
+                                  "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                                      "spec": {"type": "object", "properties": {
+                                          "color": {"type": "string"}, "size": {"type": "integer"}}}}}}}]}}
+    assert call(server, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)[0] == 201
+    widgets = "/apis/example.com/v1/namespaces/default/widgets"
+    for name, color in (("a", "red"), ("b", "blue"), ("c", "red")):
+        body = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name},
+                "spec": {"color": color, "size": 1}}
+        assert call(server, "POST", widgets, body)[0] == 201
+    code, body = call(server, "GET", f"{widgets}?fieldSelector=spec.color%3Dred")
+    assert code == 200 and _names(body) == ["a", "c"]
+    code, body = call(server, "GET", f"{widgets}?fieldSelector=spec.size%3D1")
+    assert (code, body["message"]) == (400, "field label not supported: spec.size")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import http.client
+import json
+import urllib.parse
 from typing import Any
 
 import pytest
@@ -129,8 +132,18 @@ def test_malformed_and_unsupported_bodies(server: KubesimServer) -> None:
     code, body = call(server, "PATCH", f"{path}/a", raw=b"data: {k: w}\n", content_type="application/apply-patch+yaml")
     assert code == 415 and body["reason"] == "UnsupportedMediaType"
     assert "application/merge-patch+json" in body["message"] and "server-side apply is not modelled" in body["message"]
-    code, body = call(server, "POST", path, raw=b'{"kind": "ConfigMap", "data": "' + b"x" * (3 * 1024 * 1024) + b'"}')
-    assert (code, body["reason"]) == (413, "RequestEntityTooLarge")
+    # a body declared larger than 3 MiB is refused before it is sent (no race with a half-sent body)
+    url = urllib.parse.urlsplit(server.url)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=20)
+    try:
+        conn.putrequest("POST", path)
+        conn.putheader("Content-Type", "application/json")
+        conn.putheader("Content-Length", str(4 * 1024 * 1024))
+        conn.endheaders()
+        reply = conn.getresponse()
+        assert (reply.status, json.loads(reply.read())["reason"]) == (413, "RequestEntityTooLarge")
+    finally:
+        conn.close()
     code, body = call(server, "POST", path, raw=b"<ConfigMap/>", content_type="application/xml")
     assert (code, body["reason"]) == (415, "UnsupportedMediaType")
     code, body = call(server, "PATCH", f"{path}/a", [{"op": "test", "path": "/data/k", "value": "nope"}],
@@ -160,6 +173,11 @@ def test_delete_options_and_delete_collection(server: KubesimServer) -> None:
     code, body = call(server, "DELETE", f"{path}?fieldSelector=metadata.name%3Dc")
     assert [i["metadata"]["name"] for i in body["items"]] == ["c"]
     assert call(server, "GET", path)[1]["items"] == []
+    core = client.CoreV1Api(api_client(server))
+    for name in ("d", "e"):
+        core.create_namespaced_config_map("default", _cm(name, tier="z"), _request_timeout=20)
+    core.delete_collection_namespaced_config_map("default", label_selector="tier=z", _request_timeout=20)
+    assert core.list_namespaced_config_map("default", _request_timeout=20).items == []
 
 
 def test_dry_run_checks_everything_and_commits_nothing(server: KubesimServer) -> None:
@@ -202,3 +220,21 @@ def test_delete_of_an_object_kept_by_a_finalizer(server: KubesimServer) -> None:
     code, body = call(server, "PATCH", f"{path}/held", {"metadata": {"finalizers": None}},
                       content_type="application/merge-patch+json")
     assert code == 200 and call(server, "GET", f"{path}/held")[0] == 404
+
+
+def test_dry_run_deletes_of_a_definition_and_a_namespace_delete_nothing(server: KubesimServer) -> None:
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    assert call(server, "POST", crds, _CRD)[0] == 201
+    widgets = "/apis/example.com/v1/namespaces/team/widgets"
+    assert call(server, "POST", "/api/v1/namespaces", {"metadata": {"name": "team"}})[0] == 201
+    assert call(server, "POST", widgets, {"apiVersion": "example.com/v1", "kind": "Widget",
+                                          "metadata": {"name": "w"}})[0] == 201
+    rv = call(server, "GET", "/api/v1/namespaces")[1]["metadata"]["resourceVersion"]
+    code, body = call(server, "DELETE", f"{crds}/widgets.example.com?dryRun=All")
+    assert code == 200
+    code, body = call(server, "DELETE", "/api/v1/namespaces/team?dryRun=All")
+    assert code == 200 and body["metadata"]["deletionTimestamp"]
+    assert call(server, "GET", f"{widgets}/w")[0] == 200
+    namespace = call(server, "GET", "/api/v1/namespaces/team")[1]
+    assert "deletionTimestamp" not in namespace["metadata"] and namespace["status"]["phase"] == "Active"
+    assert call(server, "GET", "/api/v1/namespaces")[1]["metadata"]["resourceVersion"] == rv

@@ -3,8 +3,8 @@
 metadata.name and metadata.namespace work for every kind (runtime.
 DefaultMetaV1FieldSelectorConversion); the others are each kind's AddFieldLabelConversionFunc
 (pkg/apis/core/v1/conversion.go, pkg/apis/apps/v1/conversion.go, pkg/apis/batch/v1/conversion.go,
-pkg/apis/certificates/v1/conversion.go). Anything else is refused with upstream's
-"field label not supported: X" (400).
+pkg/apis/certificates/v1/conversion.go), and a CRD's selectableFields. Anything else is
+refused with upstream's "field label not supported: X" (400).
 """
 
 from __future__ import annotations
@@ -40,11 +40,13 @@ _PATHS: Mapping[tuple[str, str, str], str] = {("", "Event", "source"): "source.c
 """Field labels whose value lives at another path (events' `source` is source.component)."""
 
 
-def checked_field_selector(group: str, kind: str, text: str) -> FieldSelector:
-    """The parsed selector (400 for bad syntax), with every label checked for the kind and
-    mapped to the field it selects on."""
+def checked_field_selector(
+    group: str, kind: str, text: str, extra: frozenset[str] = frozenset()
+) -> FieldSelector:
+    """The parsed selector (400 for bad syntax), with every label checked for the kind (`extra`:
+    a custom kind's selectableFields) and mapped to the field it selects on."""
     selector = FieldSelector.parse(text)
-    allowed = _COMMON | _BY_KIND.get((group, kind), frozenset())
+    allowed = _COMMON | _BY_KIND.get((group, kind), frozenset()) | extra
     terms = []
     for path, equal, value in selector.terms:
         label = ".".join(path)

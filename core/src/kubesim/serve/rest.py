@@ -16,13 +16,14 @@ from kubesim.cluster.patches import UnsupportedMediaType, unsupported_patch_mess
 from kubesim.cluster.registry import ResourceType
 from kubesim.cluster.writes import status_details
 from kubesim.errors import BadRequest, Conflict, MethodNotSupported, NotFound
+from kubesim.serve.catalog import catalog_of
 from kubesim.serve.field_labels import checked_field_selector
 from kubesim.serve.paging import check_list_options, page
 from kubesim.serve.resources import RequestInfo
 from kubesim.serve.state import Identity, ServerState
 
-__all__ = ["APPLY_PATCH", "NOT_ALLOWED", "Request", "check_scope", "create", "delete", "delete_collection",
-           "get", "list_objects", "patch", "success_status", "update"]
+__all__ = ["APPLY_PATCH", "NOT_ALLOWED", "Request", "check_scope", "create", "definition_version", "delete",
+           "delete_collection", "get", "list_objects", "patch", "success_status", "update"]
 
 APPLY_PATCH = "application/apply-patch+yaml"
 NOT_ALLOWED = "the server does not allow this method on the requested resource"
@@ -70,6 +71,20 @@ class Request:
         return self.info.name
 
 
+def definition_version(req: Request) -> Mapping[str, Any]:
+    """The requested version's entry in the kind's CustomResourceDefinition spec.versions (its
+    subresources.scale, selectableFields); {} for built-in kinds."""
+    if req.state.cluster.registry.is_builtin(req.rt):
+        return {}
+    served = catalog_of(req.state).find(req.rt)
+    spec = (served.crd if served is not None and served.crd is not None else {}).get("spec")
+    versions = spec.get("versions") if isinstance(spec, Mapping) else None
+    for version in versions or ():
+        if isinstance(version, Mapping) and version.get("name") == req.info.version:
+            return version
+    return {}
+
+
 def check_scope(rt: ResourceType, info: RequestInfo, method: str) -> None:
     """The URL rules of the API installer (endpoints/installer.go): a cluster-scoped kind has no
     namespaces/NS/ path (404); a namespaced kind without one is served for list, watch (all
@@ -85,16 +100,14 @@ def check_scope(rt: ResourceType, info: RequestInfo, method: str) -> None:
             raise MethodNotSupported(NOT_ALLOWED)
 
 
-def success_status(req: Request, code: int = 200, uid: str = "") -> dict[str, Any]:
-    """The Success Status a delete (or a subresource POST) answers with."""
+def success_status(req: Request, uid: str = "") -> dict[str, Any]:
+    """The Success Status a delete answers with (store.go Delete: details name, group, kind, uid)."""
     body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
     if req.info.name:
         details = status_details(req.rt, req.info.name)
         if uid:
             details["uid"] = uid
         body["details"] = details
-    if code != 200:
-        body["code"] = code
     return body
 
 
@@ -117,7 +130,11 @@ def _selected(req: Request) -> list[dict[str, Any]]:
     """The objects the request's namespace, labelSelector and fieldSelector select (stored
     dicts: call under the lock, do not mutate)."""
     fields = req.query.get("fieldSelector") or None
-    field_selector = None if fields is None else checked_field_selector(req.rt.group, req.rt.kind, fields)
+    selectable = definition_version(req).get("selectableFields") or ()
+    paths = [f.get("jsonPath") for f in selectable if isinstance(f, Mapping)]
+    extra = frozenset(p.lstrip(".") for p in paths if isinstance(p, str) and p.lstrip("."))
+    field_selector = (None if fields is None
+                      else checked_field_selector(req.rt.group, req.rt.kind, fields, extra))
     return req.state.cluster.list(req.rt.api_version, req.rt.kind, req.namespace,
                                   label_selector=req.query.get("labelSelector") or None,
                                   field_selector=field_selector)

@@ -27,13 +27,29 @@ _NO_RESOURCE = "the server could not find the requested resource"
 _SCALABLE = frozenset({("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
                        ("", "ReplicationController")})
 _PDB_VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget."
+_NO_CONTAINERS = "no container runs in the simulator"
+_UNMODELLED = {
+    **{("", "Pod", sub): _NO_CONTAINERS for sub in ("log", "exec", "attach", "portforward", "proxy")},
+    ("", "Pod", "ephemeralcontainers"): _NO_CONTAINERS,
+    ("", "Pod", "resize"): "in-place pod resize is not modelled",
+    ("", "Service", "proxy"): "there is no network to proxy to",
+    ("", "Node", "proxy"): "there is no kubelet endpoint to proxy to",
+    ("", "ServiceAccount", "token"): "no service account tokens are issued",
+}
+"""Subresources a real API server has that the simulator does not: a 404 that says so."""
+_SUCCESS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 _MAX_DISRUPTED_PODS = 2000
 """MaxDisruptedPodSize (eviction.go): more unconfirmed evictions than this are refused."""
 
 
+def _custom_scale(req: rest.Request) -> Mapping[str, Any] | None:
+    """A custom kind's scale subresource (specReplicasPath, statusReplicasPath, labelSelectorPath),
+    as the registry keeps it (the catalog lists it in discovery from the same place)."""
+    return req.state.call(lambda c: c.registry.custom_scale(req.rt))
+
+
 def _scalable(req: rest.Request) -> bool:
-    rt = req.rt
-    return (rt.group, rt.kind) in _SCALABLE or req.state.call(lambda c: c.registry.custom_scale(rt)) is not None
+    return (req.rt.group, req.rt.kind) in _SCALABLE or _custom_scale(req) is not None
 
 
 class InternalError(ApiError):
@@ -58,7 +74,9 @@ def serve(
     elif sub == "eviction" and (rt.group, rt.kind) == ("", "Pod"):
         verbs = {"POST": lambda: evict(req, body)}
     else:
-        raise NotFound(_NO_RESOURCE)
+        why = _UNMODELLED.get((rt.group, rt.kind, sub or ""))
+        raise NotFound(_NO_RESOURCE if why is None else
+                       f"{_NO_RESOURCE}: kubesim serve does not model {rt.plural}/{sub} ({why})")
     handler = verbs.get(method)
     if handler is None:
         raise MethodNotSupported(rest.NOT_ALLOWED)
@@ -103,7 +121,7 @@ def bind(req: rest.Request, body: Any) -> tuple[int, dict[str, Any]]:
     dry_run = req.dry_run()
     with req.state.locked() as cluster:
         cluster.bind(req.namespace or "default", req.name(), node, actor=req.who.actor, dry_run=dry_run)
-    return 201, rest.success_status(req, 201)
+    return 201, dict(_SUCCESS)  # BindingREST/EvictionREST: a bare Success Status, code 201
 
 
 # --- eviction -----------------------------------------------------------------------
@@ -126,7 +144,7 @@ def evict(req: rest.Request, body: Any) -> tuple[int, dict[str, Any]]:
             _use_disruption_budget(req, pod, dry_run)
         options = {"preconditions": {"uid": pod["metadata"]["uid"]}, **options}
         rest._delete_one(req, req.name(), req.namespace, options, dry_run)
-    return 201, rest.success_status(req, 201)
+    return 201, dict(_SUCCESS)  # BindingREST/EvictionREST: a bare Success Status, code 201
 
 
 def _use_disruption_budget(req: rest.Request, pod: dict[str, Any], dry_run: bool) -> None:
@@ -184,7 +202,7 @@ def _scale_of(req: rest.Request, obj: dict[str, Any]) -> dict[str, Any]:
     """The autoscaling/v1 Scale of a workload (scaleFromDeployment and its siblings) or of a
     custom resource (apiextensions-apiserver customresource/etcd.go scaleFromCustomResource)."""
     meta = obj["metadata"]
-    custom = req.state.cluster.registry.custom_scale(req.rt)
+    custom = _custom_scale(req)
     if custom is not None:
         spec_replicas = _nested(obj, _path(custom.get("specReplicasPath")))
         status_replicas = _nested(obj, _path(custom.get("statusReplicasPath")))
@@ -209,7 +227,7 @@ def _scale_of(req: rest.Request, obj: dict[str, Any]) -> dict[str, Any]:
 
 def _with_replicas(req: rest.Request, obj: dict[str, Any], replicas: int) -> dict[str, Any]:
     """`obj` (a copy the caller owns) with its desired replicas set."""
-    custom = req.state.cluster.registry.custom_scale(req.rt)
+    custom = _custom_scale(req)
     path = _path(custom.get("specReplicasPath")) if custom is not None else ("spec", "replicas")
     if not path:
         raise BadRequest(f"the scale subresource of {req.rt.group_resource} has no specReplicasPath")
