@@ -8,6 +8,7 @@ step never blocks the event loop (watches keep streaming).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -16,7 +17,7 @@ import structlog
 import yaml
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request as HttpRequest
+from starlette.requests import ClientDisconnect, Request as HttpRequest
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -43,6 +44,9 @@ DEFAULT_MAX_BODY = 3 * 1024 * 1024
 
 DRAIN_LIMIT = 64 * 1024 * 1024
 """How much of a too-large body is read (and dropped) before the 413 is sent."""
+
+DRAIN_IDLE = 1.0
+"""Seconds without a chunk of a too-large body after which the 413 is sent anyway."""
 
 _JSON = "application/json"
 _PROTOBUF = "application/vnd.kubernetes.protobuf"
@@ -72,12 +76,23 @@ def json_response(code: int, body: Any, content_type: str = _JSON, *, vary: bool
 
 async def read_body(request: HttpRequest, limit: int) -> bytes:
     """The request body, refused with 413 past `limit` bytes. What is sent beyond the limit is
-    read and dropped (up to DRAIN_LIMIT bytes, then the connection closes), so that a client
-    still sending its body reads the 413 instead of a broken pipe; nothing past `limit` is kept."""
+    read and dropped while it keeps arriving (up to DRAIN_LIMIT bytes, each chunk within
+    DRAIN_IDLE seconds), so that a client still sending its body reads the 413 instead of a
+    broken pipe, and one that declared a large body and waits for the answer gets it at once
+    after the idle time; nothing past `limit` is kept."""
     declared = request.headers.get("content-length")
     too_large = declared is not None and declared.isdigit() and int(declared) > limit
     chunks, size = [], 0
-    async for chunk in request.stream():
+    stream = request.stream().__aiter__()
+    while True:
+        try:
+            chunk = await (asyncio.wait_for(stream.__anext__(), DRAIN_IDLE) if too_large else stream.__anext__())
+        except ClientDisconnect:
+            if too_large:
+                break
+            raise BadRequest("the client closed the connection before the request body was complete") from None
+        except (StopAsyncIteration, asyncio.TimeoutError):
+            break
         size += len(chunk)
         if size > limit:
             too_large = True
