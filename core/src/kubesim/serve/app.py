@@ -27,6 +27,7 @@ from kubesim.serve import discovery, rest
 from kubesim.serve.errors import status_body, status_of
 from kubesim.serve.resources import parse_path, resolve
 from kubesim.serve.state import Identity, ServerState
+from kubesim.serve.watch import Watches, is_watch, watch_options
 
 __all__ = ["DEFAULT_MAX_BODY", "build_app", "json_response"]
 
@@ -98,6 +99,7 @@ class Server:
     def __init__(self, state: ServerState, max_body: int) -> None:
         self.state = state
         self.max_body = max_body
+        self.watches = Watches(state, state.event_log)
 
     async def handle(self, request: HttpRequest) -> Response:
         try:
@@ -135,6 +137,8 @@ class Server:
             raise NotFound("the server could not find the requested resource")
         rt = await run_in_threadpool(self.state.call, lambda c: resolve(c.registry, info))
         req = rest.Request(self.state, rt, info, dict(request.query_params), who)
+        if method == "GET" and info.subresource is None and is_watch(req.query, info.watch_prefix):
+            return await self.watches.start(rt, req.namespace, watch_options(req.query, info.name))
         handler = _VERBS.get((method, info.name is not None))
         if handler is None:
             raise MethodNotSupported(f"the server does not allow this method on the requested resource "
