@@ -27,7 +27,7 @@ from kubesim.serve import discovery, rest
 from kubesim.serve.errors import status_body, status_of
 from kubesim.serve.resources import parse_path, resolve
 from kubesim.serve.state import Identity, ServerState
-from kubesim.serve.watch import Watches, is_watch, watch_options
+from kubesim.serve.watch import DEFAULT_MAX_WATCHES, Watches, is_watch, watch_options
 
 __all__ = ["DEFAULT_MAX_BODY", "build_app", "json_response"]
 
@@ -96,10 +96,10 @@ def decode_object(body: bytes, content_type: str) -> Any:
 class Server:
     """Dispatches one HTTP request to discovery or a resource verb."""
 
-    def __init__(self, state: ServerState, max_body: int) -> None:
+    def __init__(self, state: ServerState, max_body: int, max_watches: int = DEFAULT_MAX_WATCHES) -> None:
         self.state = state
         self.max_body = max_body
-        self.watches = Watches(state, state.event_log)
+        self.watches = Watches(state, state.event_log, max_watches)
 
     async def handle(self, request: HttpRequest) -> Response:
         try:
@@ -201,8 +201,9 @@ _VERBS: dict[tuple[str, bool], _Handler] = {
 }
 
 
-def build_app(state: ServerState, *, max_body: int = DEFAULT_MAX_BODY) -> Starlette:
-    """The ASGI app serving `state`'s cluster."""
-    server = Server(state, max_body)
+def build_app(state: ServerState, *, max_body: int = DEFAULT_MAX_BODY,
+              max_watches: int = DEFAULT_MAX_WATCHES) -> Starlette:
+    """The ASGI app serving `state`'s cluster (at most `max_watches` open watches, 429 beyond)."""
+    server = Server(state, max_body, max_watches)
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     return Starlette(routes=[Route("/{path:path}", server.handle, methods=methods)])

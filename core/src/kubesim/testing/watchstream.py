@@ -1,0 +1,89 @@
+"""Raw HTTP clients of `kubesim serve` for tests and benchmarks: JSON requests and watch streams.
+
+    events = WatchStream(server.url, "/api/v1/pods?watch=1&resourceVersion=0")
+    for event in events.read(until=lambda e: e["type"] == "DELETED", timeout=10):
+        ...
+
+Every call has a bounded timeout; a watch stream is parsed line by line from the chunked body.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+import urllib.parse
+from collections.abc import Callable, Iterator
+from typing import Any
+
+__all__ = ["WatchStream", "request_json"]
+
+
+def _connection(url: str, timeout: float) -> http.client.HTTPConnection:
+    parts = urllib.parse.urlsplit(url)
+    return http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
+
+
+def request_json(url: str, method: str, path: str, body: Any = None, *, token: str | None = None,
+                 timeout: float = 10.0, connection: http.client.HTTPConnection | None = None
+                 ) -> tuple[int, Any]:
+    """One request with a JSON body (if any); (status, decoded JSON answer)."""
+    conn = connection or _connection(url, timeout)
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    try:
+        conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+        response = conn.getresponse()
+        data = response.read()
+    finally:
+        if connection is None:
+            conn.close()
+    return response.status, json.loads(data) if data else None
+
+
+class WatchStream:
+    """A watch request's open response: its status and headers, then its events as they arrive."""
+
+    def __init__(self, url: str, path: str, *, token: str | None = None, timeout: float = 10.0) -> None:
+        self.conn = _connection(url, timeout)
+        headers = {"Accept": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self.conn.request("GET", path, headers=headers)
+        self.response = self.conn.getresponse()
+        self.status = self.response.status
+
+    def read(self, until: Callable[[dict[str, Any]], bool] | None = None, *, count: int | None = None,
+             timeout: float = 10.0) -> list[dict[str, Any]]:
+        """Events until `until(event)` holds (inclusive), `count` events, or the stream ends.
+
+        Raises TimeoutError when `timeout` seconds pass first (each read also times out).
+        """
+        events: list[dict[str, Any]] = []
+        deadline = time.monotonic() + timeout
+        for event in self.events():
+            events.append(event)
+            if (until is not None and until(event)) or (count is not None and len(events) >= count):
+                return events
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no end of the watch within {timeout} s; got {len(events)} events")
+        return events
+
+    def events(self) -> Iterator[dict[str, Any]]:
+        """Each event (a decoded line) until the server ends the stream."""
+        while True:
+            line = self.response.readline(4 * 1024 * 1024)
+            if not line:
+                return
+            if line.strip():
+                yield json.loads(line)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> WatchStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
