@@ -193,7 +193,7 @@ def test_slow_reader_does_not_stall_writers(server: KubesimServer) -> None:
         start = time.monotonic()
         for i in range(1000):
             status, body = request_json(server.url, "POST", "/api/v1/namespaces/default/pods",
-                                        _pod(f"p{i}", labels), connection=conn)
+                                        _pod(f"p{i}", labels), via=conn)
             assert status == 201, body
         elapsed = time.monotonic() - start
         conn.close()

@@ -67,14 +67,14 @@ class ServerState:
 
     @classmethod
     def create(cls, hooks: Hooks | None, *, seed: int = 0, clock: Clock | None = None,
-               require_token: bool = False) -> ServerState:
+               require_token: bool = False, event_log_capacity: int = DEFAULT_CAPACITY) -> ServerState:
         """A fresh cluster with the Scenario CRD and the installed plugins' CRDs registered."""
         cluster = Cluster(clock or Clock(), seed=seed)
         cluster.registry.register_crd(SCENARIO_CRD)
         if hooks is not None:
             for crd in hooks.custom_resources():
                 cluster.registry.register_crd(dict(crd))
-        return cls(cluster, hooks, require_token=require_token)
+        return cls(cluster, hooks, require_token=require_token, event_log_capacity=event_log_capacity)
 
     # --- identities -------------------------------------------------------------
 

@@ -32,10 +32,10 @@ def connection(url: str, timeout: float = 10.0) -> http.client.HTTPConnection:
 
 
 def request_json(url: str, method: str, path: str, body: Any = None, *, token: str | None = None,
-                 timeout: float = 10.0, connection: http.client.HTTPConnection | None = None
+                 timeout: float = 10.0, via: http.client.HTTPConnection | None = None
                  ) -> tuple[int, Any]:
-    """One request with a JSON body (if any); (status, decoded JSON answer)."""
-    conn = connection or connection(url, timeout)
+    """One request with a JSON body (if any); (status, decoded JSON answer). `via`: a keep-alive connection."""
+    conn = via or connection(url, timeout)
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
@@ -44,7 +44,7 @@ def request_json(url: str, method: str, path: str, body: Any = None, *, token: s
         response = conn.getresponse()
         data = response.read()
     finally:
-        if connection is None:
+        if via is None:
             conn.close()
     return response.status, json.loads(data) if data else None
 
