@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import sys
+from types import FrameType
 from typing import Any
 
 import click
@@ -116,7 +117,15 @@ def serve_command(hooks: Hooks) -> click.Command:
         click.echo(f"kubesim serve: listening on {url} (kubeconfig: {kubeconfig_out})", err=True)
         config = uvicorn.Config(build_app(state, max_body=max_body), log_level="warning", access_log=False,
                                 timeout_graceful_shutdown=5)
-        uvicorn.Server(config).run(sockets=[sock])
+        server = uvicorn.Server(config)
+        handle_exit = server.handle_exit
+
+        def stop(sig: int, frame: FrameType | None) -> None:
+            state.event_log.close()  # open watches end first, else the graceful shutdown waits for them
+            handle_exit(sig, frame)
+
+        server.handle_exit = stop  # type: ignore[method-assign]
+        server.run(sockets=[sock])
 
     for option in hooks.run_options():
         serve.params.append(option)

@@ -74,6 +74,8 @@ class EventLog:
         """The `seq` of the first event after the latest reset."""
         self.generation = 0
         """Counts resets: a watch started in an older generation is over."""
+        self.closed = False
+        """The server is stopping: every watch ends (its stream closes)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._future: asyncio.Future[None] | None = None
         self._wake_pending = False
@@ -101,6 +103,11 @@ class EventLog:
         self.start = self.head
         self.floor = resource_version
         self.generation += 1
+        self._wake()
+
+    def close(self) -> None:
+        """End every open watch now (the server stops); safe from a signal handler or any thread."""
+        self.closed = True
         self._wake()
 
     def _wake(self) -> None:

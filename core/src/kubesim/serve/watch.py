@@ -184,6 +184,11 @@ class TooManyWatches(ApiError):
     reason = "TooManyRequests"
 
 
+class ServiceUnavailable(ApiError):
+    code = 503
+    reason = "ServiceUnavailable"
+
+
 class Watches:
     """The open watches of a server: the event log they read and the limit on how many."""
 
@@ -197,6 +202,8 @@ class Watches:
 
     async def start(self, rt: ResourceType, namespace: str | None, options: WatchOptions) -> StreamingResponse:
         """The streaming response of a watch (429 past the limit); where it starts is taken under the lock."""
+        if self.log.closed:
+            raise ServiceUnavailable("the server is shutting down")
         if self.open >= self.max_watches:
             raise TooManyWatches(f"too many open watches (the limit is {self.max_watches}), please try "
                                  f"again later")
@@ -258,6 +265,8 @@ class Watches:
                 yield b"".join(batch)
             while True:
                 changed = event_log.changed()
+                if event_log.closed:  # the server stops: the stream ends, clients re-watch elsewhere
+                    return
                 if event_log.generation != generation:
                     yield _error_line(410, "the cluster was reset (a scenario started): the resource "
                                            "versions started again; relist")

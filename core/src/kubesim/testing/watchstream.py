@@ -58,6 +58,8 @@ class WatchStream:
         if token:
             headers["Authorization"] = f"Bearer {token}"
         self.conn.request("GET", path, headers=headers)
+        self._sock = self.conn.sock
+        self._closed = False
         self.response = self.conn.getresponse()
         self.status = self.response.status
 
@@ -80,13 +82,25 @@ class WatchStream:
     def events(self) -> Iterator[dict[str, Any]]:
         """Each event (a decoded line) until the server ends the stream."""
         while True:
-            line = self.response.readline(4 * 1024 * 1024)
+            try:
+                line = self.response.readline(4 * 1024 * 1024)
+            except (OSError, ValueError, AttributeError):
+                if self._closed:  # close() from another thread: the end
+                    return
+                raise
             if not line:
                 return
             if line.strip():
                 yield json.loads(line)
 
     def close(self) -> None:
+        """Close the connection; a thread blocked reading the stream sees its end."""
+        self._closed = True
+        if self._sock is not None:
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         self.conn.close()
 
     def __enter__(self) -> WatchStream:
