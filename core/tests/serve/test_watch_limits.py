@@ -65,6 +65,12 @@ def test_reset_ends_open_watches_with_410(served: _Served) -> None:
         events = stream.read(timeout=10)  # the ERROR event, then the end of the stream
     assert [e["type"] for e in events] == ["ERROR"]
     assert events[0]["object"]["code"] == 410
+    # a watch from a resourceVersion of before the reset: 504 too large (client-go relists)
+    with WatchStream(served.url, "/api/v1/pods?watch=1&resourceVersion=99999") as old:
+        status = old.read(timeout=10)[0]["object"]
+    assert (status["code"], status["reason"]) == (504, "Timeout")
+    assert status["message"].startswith("Timeout: Too large resource version: 99999, current: ")
+    assert status["details"]["causes"][0]["reason"] == "ResourceVersionTooLarge"
     # resourceVersions restarted: the new history serves new watches
     with WatchStream(served.url, "/api/v1/pods?watch=1&timeoutSeconds=20") as again:
         request_json(served.url, "POST", "/api/v1/namespaces/default/pods", _pod("b"))

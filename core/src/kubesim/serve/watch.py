@@ -214,9 +214,15 @@ class Watches:
             self.open -= 1
             raise
         initial, position, start_rv, generation, floor = start
+        stream: AsyncIterator[bytes]
         if position is None:  # the cacher answers with an error watcher: one ERROR event
-            stream: AsyncIterator[bytes] = self._one(_error_line(
-                410, f"too old resource version: {start_rv} ({floor})"))
+            stream = self._one(_error_line(410, f"too old resource version: {start_rv} ({floor})"))
+        elif position < 0:  # storage.NewTooLargeResourceVersionError: client-go relists
+            assert options.resource_version is not None
+            stream = self._one(_line("ERROR", encode(status_body(
+                504, f"Timeout: Too large resource version: {options.resource_version}, current: {start_rv}",
+                "Timeout", {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                            "retryAfterSeconds": 1}))))
         else:
             stream = self._stream(rt, _Filter(rt, namespace, options), options, initial, position, start_rv,
                                   generation)
@@ -225,7 +231,10 @@ class Watches:
 
     def _snapshot(self, rt: ResourceType, namespace: str | None, options: WatchOptions
                   ) -> tuple[list[dict[str, Any]], int | None, int, int, int]:
-        """(initial objects, log position, resourceVersion, generation, floor) at the watch's start."""
+        """(initial objects, log position, resourceVersion, generation, floor) at the watch's start.
+
+        Position None: the resourceVersion is too old; -1: newer than the cluster's (then the
+        resourceVersion returned is the cluster's)."""
         event_log = self.log
         with self.state.locked() as cluster:
             initial: list[dict[str, Any]] = []
@@ -236,6 +245,9 @@ class Watches:
                 return (initial, event_log.head, int(cluster.resource_version), event_log.generation,
                         event_log.floor)
             rv = options.resource_version
+            current = int(cluster.resource_version)
+            if rv > current:  # only after a reset (a scenario start): the client's state is gone
+                return [], -1, current, event_log.generation, event_log.floor
             return [], event_log.position_after(rv), rv, event_log.generation, event_log.floor
 
     async def _one(self, line: bytes) -> AsyncIterator[bytes]:
