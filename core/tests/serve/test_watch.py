@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 from typing import Any
 
@@ -54,6 +55,20 @@ def test_python_client_streams_and_resumes_from_a_resource_version(server: Kubes
         break
     else:
         pytest.fail("the watch ended without the DELETED event")
+
+
+def test_python_client_receives_bookmarks(server: KubesimServer) -> None:
+    core = _core(server)
+    created = _create(server, "a")
+    w = watch.Watch()
+    kinds = []
+    for event in w.stream(core.list_namespaced_pod, "default", resource_version=created["metadata"]["resourceVersion"],
+                          allow_watch_bookmarks=True, timeout_seconds=3, _request_timeout=10):
+        kinds.append(event["type"])
+        if event["type"] == "BOOKMARK":
+            assert event["raw_object"]["metadata"] == {"resourceVersion": created["metadata"]["resourceVersion"]}
+            w.stop()
+    assert kinds == ["BOOKMARK"]
 
 
 def test_python_client_gets_410_for_a_compacted_version_and_relists(server: KubesimServer) -> None:
@@ -164,16 +179,24 @@ def test_namespace_scope_and_watch_of_one_object(server: KubesimServer) -> None:
 def test_kubectl_get_pods_watch_prints_a_created_pod(server: KubesimServer, kubectl: str) -> None:
     _create(server, "before")
     proc = subprocess.Popen([kubectl, "--kubeconfig", str(server.kubeconfig), "get", "pods", "-w",
-                             "--request-timeout=20s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--request-timeout=60s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    assert proc.stdout is not None
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout or ()), daemon=True)
+    reader.start()
     try:
-        time.sleep(2)  # kubectl lists, then watches from the list's resourceVersion
-        _create(server, "during")
-        time.sleep(2)
+        deadline = time.monotonic() + 30
+        while not any(line.startswith("before") for line in lines):  # kubectl listed
+            assert time.monotonic() < deadline and proc.poll() is None, (lines, proc.poll())
+            time.sleep(0.05)
+        _create(server, "during")  # kubectl watches from its list's resourceVersion
+        while not any(line.startswith("during") for line in lines):
+            assert time.monotonic() < deadline and proc.poll() is None, (lines, proc.poll())
+            time.sleep(0.05)
     finally:
         proc.terminate()
-        out, err = proc.communicate(timeout=20)
-    names = [line.split()[0] for line in out.splitlines()[1:] if line.strip()]
-    assert names[0] == "before" and "during" in names, (out, err)
+        _, err = proc.communicate(timeout=20)
+    assert lines[0].startswith("NAME"), (lines, err)  # the header, then one line per pod
 
 
 def test_slow_reader_does_not_stall_writers(server: KubesimServer) -> None:
