@@ -112,6 +112,11 @@ def test_open_watches_are_limited_with_429() -> None:
                 WatchStream(served.url, "/api/v1/pods?watch=1&timeoutSeconds=20"):
             status, body = request_json(served.url, "GET", "/api/v1/pods?watch=1&timeoutSeconds=20")
             assert status == 429 and body["reason"] == "TooManyRequests"
+        # clients that go at once (before reading a byte) free their places too
+        port = int(served.url.rsplit(":", 1)[1])
+        for _ in range(5):
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as gone:
+                gone.sendall(b"GET /api/v1/pods?watch=1&timeoutSeconds=20 HTTP/1.1\r\nHost: x\r\n\r\n")
         # closed watches free their places
         deadline = time.monotonic() + 10
         while True:

@@ -14,11 +14,12 @@ A watcher that falls behind the ring, or a reset of the cluster, ends the watch 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
 import structlog
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import StreamingResponse
 
@@ -184,6 +185,16 @@ class TooManyWatches(ApiError):
     reason = "TooManyRequests"
 
 
+async def _release_after(stream: AsyncIterator[bytes], release: Callable[[], Awaitable[None]]
+                         ) -> AsyncIterator[bytes]:
+    """`stream`, then `release()` however it ends (also when the client goes and it is cancelled)."""
+    try:
+        async for chunk in stream:
+            yield chunk
+    finally:
+        await release()
+
+
 class ServiceUnavailable(ApiError):
     code = 503
     reason = "ServiceUnavailable"
@@ -226,8 +237,16 @@ class Watches:
         else:
             stream = self._stream(rt, _Filter(rt, namespace, options), options, initial, position, start_rv,
                                   generation)
-        return StreamingResponse(stream, media_type="application/json",
-                                 headers={"Cache-Control": "no-cache, private"})
+        released = False
+
+        async def release() -> None:  # once: when the stream ends, or after the response if it never ran
+            nonlocal released
+            if not released:
+                released = True
+                self.open -= 1
+
+        return StreamingResponse(_release_after(stream, release), media_type="application/json",
+                                 headers={"Cache-Control": "no-cache, private"}, background=BackgroundTask(release))
 
     def _snapshot(self, rt: ResourceType, namespace: str | None, options: WatchOptions
                   ) -> tuple[list[dict[str, Any]], int | None, int, int, int]:
@@ -251,10 +270,7 @@ class Watches:
             return [], event_log.position_after(rv), rv, event_log.generation, event_log.floor
 
     async def _one(self, line: bytes) -> AsyncIterator[bytes]:
-        try:
-            yield line
-        finally:
-            self.open -= 1
+        yield line
 
     async def _stream(self, rt: ResourceType, flt: _Filter, options: WatchOptions,
                       initial: Iterable[dict[str, Any]], position: int, last_rv: int,
@@ -310,8 +326,6 @@ class Watches:
                     pass
         except Exception:  # a bug: logged, the stream ends (the client re-watches)
             log.exception("a watch failed", kind=rt.kind)
-        finally:
-            self.open -= 1
 
     def _next_bookmark(self, now: float, deadline: float) -> float:
         due = now + self.bookmark_interval
