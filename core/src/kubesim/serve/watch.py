@@ -287,6 +287,7 @@ class Watches:
                 if len(batch) >= BATCH:
                     yield b"".join(batch)
                     batch = []
+                    await asyncio.sleep(0)
             if options.initial_events_end and options.bookmarks:
                 batch.append(_bookmark(rt, last_rv, end_of_initial=True))
             if batch:
@@ -298,6 +299,9 @@ class Watches:
                 if event_log.generation != generation:
                     yield _error_line(410, "the cluster was reset (a scenario started): the resource "
                                            "versions started again; relist")
+                    return
+                now = loop.time()
+                if now >= deadline:  # also under a constant stream of events
                     return
                 if position < event_log.head:
                     if position < event_log.oldest():
@@ -311,10 +315,8 @@ class Watches:
                         return
                     if lines:
                         yield b"".join(lines)
+                    await asyncio.sleep(0)  # let the other watches and requests run between batches
                     continue
-                now = loop.time()
-                if now >= deadline:
-                    return
                 if options.bookmarks and now >= next_bookmark:
                     yield _bookmark(rt, last_rv)
                     next_bookmark = self._next_bookmark(now, deadline)
