@@ -227,3 +227,12 @@ def test_slow_reader_does_not_stall_writers(server: KubesimServer) -> None:
         assert elapsed < 30, elapsed
     finally:
         slow.close()
+
+
+def test_bad_watch_parameters_are_400_status(server: KubesimServer) -> None:
+    for query, words in [("labelSelector=a%20in%20(", "unable to parse requirement"),
+                         ("resourceVersion=abc", "invalid resource version"),
+                         ("allowWatchBookmarks=maybe", "strconv.ParseBool")]:
+        status, body = request_json(server.url, "GET", f"/api/v1/pods?watch=1&{query}")
+        assert (status, body["kind"], body["reason"]) == (400, "Status", "BadRequest"), body
+        assert words in body["message"], body
