@@ -9,6 +9,7 @@ file and field path, so that the CLI can print them all and exit 2.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import attrs
 
@@ -17,12 +18,14 @@ __all__ = [
     "ApiError",
     "BadRequest",
     "Conflict",
+    "Expired",
     "Forbidden",
     "Invalid",
     "InvalidInput",
     "MethodNotSupported",
     "NotFound",
     "Problem",
+    "TooManyRequests",
 ]
 
 
@@ -32,13 +35,15 @@ class ApiError(Exception):
     code: int = 500
     reason: str = "InternalError"
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.details = details
+        """metav1.StatusDetails (name, group, kind, causes), when the API server sends them."""
 
     def to_status(self) -> dict[str, object]:
         """Return the metav1.Status object the API server would send."""
-        return {
+        status: dict[str, object] = {
             "kind": "Status",
             "apiVersion": "v1",
             "status": "Failure",
@@ -46,6 +51,9 @@ class ApiError(Exception):
             "reason": self.reason,
             "code": self.code,
         }
+        if self.details:
+            status["details"] = self.details
+        return status
 
 
 class BadRequest(ApiError):
@@ -81,6 +89,16 @@ class Conflict(ApiError):
 class Invalid(ApiError):
     code = 422
     reason = "Invalid"
+
+
+class TooManyRequests(ApiError):
+    code = 429
+    reason = "TooManyRequests"
+
+
+class Expired(ApiError):
+    code = 410
+    reason = "Expired"
 
 
 @attrs.frozen

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -28,3 +29,18 @@ def kubectl() -> str:
             pytest.fail("kubectl is not installed (CI must have it)")
         pytest.skip("kubectl is not installed")
     return path
+
+
+KubectlRun = Callable[..., "subprocess.CompletedProcess[str]"]
+
+
+@pytest.fixture
+def run_kubectl(server: KubesimServer, kubectl: str) -> KubectlRun:
+    """Run kubectl against `server` (60 s limit); the completed process, stdout and stderr as text."""
+    def run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([kubectl, "--kubeconfig", str(server.kubeconfig), *args], capture_output=True,
+                              text=True, timeout=60)
+        if check:
+            assert done.returncode == 0, f"kubectl {' '.join(args)}: {done.stderr}"
+        return done
+    return run

@@ -62,7 +62,7 @@ def test_kubectl_applies_and_gets(server: KubesimServer, kubectl: str, tmp_path)
     manifest = tmp_path / "ns.yaml"
     manifest.write_text("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: from-kubectl\n")
     base = [kubectl, "--kubeconfig", str(server.kubeconfig)]
-    applied = subprocess.run([*base, "apply", "--validate=false", "-f", str(manifest)], capture_output=True, text=True, timeout=60)
+    applied = subprocess.run([*base, "apply", "-f", str(manifest)], capture_output=True, text=True, timeout=60)
     assert applied.returncode == 0, applied.stderr
     got = subprocess.run([*base, "get", "namespace", "from-kubectl", "-o", "jsonpath={.metadata.name}"],
                          capture_output=True, text=True, timeout=60)

@@ -146,15 +146,17 @@ class Cluster:
         actor: str = "scenario",
         copy: bool = True,
         field_validation: str = "Strict",
+        dry_run: bool = False,
     ) -> dict[str, Any]:
         """Create an object (POST); returns the stored object as a copy.
 
         copy=False: `obj` is handed over (stored, possibly after defaulting, without a copy)
         and the stored object itself is returned; never mutate either afterwards.
         field_validation (Strict, Warn, Ignore): what undeclared fields of a custom resource get.
+        dry_run (dryRun=All, in every write method): checked and admitted, nothing stored.
         """
         _check_field_validation("CreateOptions", field_validation)
-        with self._api_call():
+        with self._api_call(dry_run):
             rt = _type_of(self.registry, obj)
             created = self._writes.create(rt, copy_tree(obj) if copy else obj, actor,
                                           field_validation=field_validation)
@@ -168,13 +170,14 @@ class Cluster:
         subresource: str | None = None,
         copy: bool = True,
         field_validation: str = "Strict",
+        dry_run: bool = False,
     ) -> dict[str, Any]:
         """Replace an object (PUT); Conflict when metadata.resourceVersion is set and stale.
 
         copy=False: as for create(), `obj` is handed over and the stored object returned.
         """
         _check_field_validation("UpdateOptions", field_validation)
-        with self._api_call():
+        with self._api_call(dry_run):
             rt = _type_of(self.registry, obj)
             new = copy_tree(obj) if copy else obj
             meta = checked_metadata(rt, new)
@@ -202,10 +205,11 @@ class Cluster:
         actor: str = "scenario",
         subresource: str | None = None,
         field_validation: str = "Strict",
+        dry_run: bool = False,
     ) -> dict[str, Any]:
         """Patch an object (merge, JSON or strategic merge patch; long or short type names)."""
         _check_field_validation("PatchOptions", field_validation)
-        with self._api_call():
+        with self._api_call(dry_run):
             rt = self.registry.lookup(api_version, kind)
             content_type = patch_kind(patch_type, self.registry.is_builtin(rt))
             key = self._writes.key(rt, namespace, name)
@@ -259,6 +263,7 @@ class Cluster:
         actor: str = "scenario",
         propagation_policy: str | None = None,
         grace_period_seconds: int | None = None,
+        dry_run: bool = False,
     ) -> dict[str, Any] | None:
         """Delete an object; returns it (a copy) while finalizers or a grace period keep it, else None."""
         if propagation_policy is not None and propagation_policy not in POLICIES:
@@ -272,7 +277,7 @@ class Cluster:
             raise BadRequest(message)
         if grace_period_seconds is not None and grace_period_seconds < 0:
             raise BadRequest(f"gracePeriodSeconds: Invalid value: {grace_period_seconds}: must be >= 0")
-        with self._api_call():
+        with self._api_call(dry_run):
             writes = self._writes
             rt = self.registry.lookup(api_version, kind)
             key = writes.key(rt, namespace, name)
@@ -281,13 +286,14 @@ class Cluster:
         return None if remaining is None else copy_tree(remaining)
 
     def bind(
-        self, namespace: str, name: str, node_name: str, *, actor: str = "scheduler", copy: bool = True
+        self, namespace: str, name: str, node_name: str, *, actor: str = "scheduler", copy: bool = True,
+        dry_run: bool = False,
     ) -> dict[str, Any]:
         """Bind a pod to a node (pods/binding): set spec.nodeName and the PodScheduled condition.
 
         copy=False returns the stored pod itself (read it, never mutate it).
         """
-        with self._api_call():
+        with self._api_call(dry_run):
             bound = self._writes.bind(namespace, name, node_name, actor)
         return copy_tree(bound) if copy else bound
 
@@ -303,10 +309,15 @@ class Cluster:
     # --- request plumbing -------------------------------------------------------------
 
     @contextmanager
-    def _api_call(self) -> Iterator[None]:
-        """Deliver the events a request queued, also when it failed half-way."""
+    def _api_call(self, dry_run: bool = False) -> Iterator[None]:
+        """Deliver the events a request queued, also when it failed half-way; dry_run: the
+        request is checked and admitted only (GenericStore.dry_running)."""
         try:
-            yield
+            if dry_run:
+                with self._writes.dry_running():
+                    yield
+            else:
+                yield
         except BaseException:
             try:
                 self._bus.flush()

@@ -57,6 +57,14 @@ class NameGenerator:
         base = base[: _MAX_NAME_LENGTH - _RANDOM_LENGTH]
         return base + "".join(self._rng.choice(NAME_ALPHABET) for _ in range(_RANDOM_LENGTH))
 
+    def state(self) -> object:
+        """The generator's position (for set_state)."""
+        return self._rng.getstate()
+
+    def set_state(self, state: object) -> None:
+        """Go back to a position state() returned."""
+        self._rng.setstate(state)  # type: ignore[arg-type]
+
     def restart(self) -> None:
         """Start the sequence again from the seed."""
         self._rng = random.Random(self.seed)

@@ -113,6 +113,7 @@ class ResourceRegistry:
         self._by_version_kind: dict[tuple[str, str], ResourceType] = {}
         self._builtin = frozenset((t.group, t.kind) for t in BUILTIN_TYPES)
         self._sorted: list[ResourceType] | None = None
+        self._scale: dict[tuple[str, str], Mapping[str, Any]] = {}
         for t in BUILTIN_TYPES:
             self._add(t, [t.version])
 
@@ -165,7 +166,17 @@ class ResourceRegistry:
             name = str((crd.get("metadata") or {}).get("name", ""))
             log.warning("x-kubernetes-validations (CEL) rules are not evaluated by kubesim", crd=name)
         self._add(rt, served)
+        self._scale.pop((rt.group, rt.kind), None)
+        for version in (crd.get("spec") or {}).get("versions") or ():
+            scale = ((version.get("subresources") or {}) if isinstance(version, Mapping) else {}).get("scale")
+            if version.get("storage") is True and isinstance(scale, Mapping):
+                self._scale[(rt.group, rt.kind)] = scale
         return rt
+
+    def custom_scale(self, rt: ResourceType) -> Mapping[str, Any] | None:
+        """A custom kind's scale subresource (specReplicasPath, statusReplicasPath,
+        labelSelectorPath) as its CRD's storage version declares it; None without one."""
+        return self._scale.get((rt.group, rt.kind))
 
     def unregister(self, group: str, kind: str) -> None:
         """Forget a CRD's kind (its CustomResourceDefinition was deleted)."""
@@ -173,6 +184,7 @@ class ResourceRegistry:
         if rt is None or (group, kind) in self._builtin:
             return
         del self._by_group_kind[(group, kind)]
+        self._scale.pop((group, kind), None)
         self._by_version_kind = {k: v for k, v in self._by_version_kind.items() if v is not rt}
         self._sorted = None
 

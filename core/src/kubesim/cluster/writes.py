@@ -11,6 +11,8 @@ writes synchronously, through the objects this store owns.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -40,7 +42,7 @@ from .namespaces import NamespaceLifecycle
 from .registry import CRD_TYPE, ResourceRegistry, ResourceType, crd_resource_type
 from .store import Key, ObjectStore, owner_uids
 
-__all__ = ["GenericStore", "checked_metadata"]
+__all__ = ["GenericStore", "checked_metadata", "status_details"]
 
 _SYSTEM_FIELDS = ("creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation")
 """Reset from the stored object on update (rest.BeforeUpdate); a uid is kept only when absent."""
@@ -63,6 +65,8 @@ class GenericStore:
         self.registry = registry
         self.clock = clock
         self.graceful_pod_deletion = False
+        self.dry_run = False
+        """While True (inside dry_running()), writes are checked and admitted but never committed."""
         self.store = ObjectStore()
         self.bus = EventBus()
         self.admission = AdmissionChain()
@@ -87,6 +91,19 @@ class GenericStore:
         self._names.restart()
         self.namespaces.create_defaults()
 
+    @contextmanager
+    def dry_running(self) -> Iterator[None]:
+        """Run writes as dryRun=All: every check and admitter, no commit, no event, and the uid
+        and generated-name sequences left where they were (so later writes are unchanged)."""
+        serial, names = self._uids.serial, self._names.state()
+        self.dry_run = True
+        try:
+            yield
+        finally:
+            self.dry_run = False
+            self._uids.serial = serial
+            self._names.set_state(names)
+
     @property
     def resource_version(self) -> int:
         """The resourceVersion of the latest write (what a list returns as its own)."""
@@ -109,7 +126,7 @@ class GenericStore:
         """The stored object; NotFound when it does not exist."""
         obj = self.store.get(rt, key)
         if obj is None:
-            raise NotFound(f'{rt.group_resource} "{key[1]}" not found')
+            raise NotFound(f'{rt.group_resource} "{key[1]}" not found', details=status_details(rt, key[1]))
         return obj
 
     def decoded(
@@ -175,7 +192,10 @@ class GenericStore:
         if admitting is not None:
             self.admission.validate(attrs.evolve(admitting, object=obj))
         if self.store.get(rt, key) is not None:
-            raise AlreadyExists(f'{rt.group_resource} "{name}" already exists')
+            raise AlreadyExists(f'{rt.group_resource} "{name}" already exists',
+                                details=status_details(rt, name))
+        if self.dry_run:
+            return obj
         if rt is CRD_TYPE:
             self.crds.created(obj, serial)
         self.commit(rt, key, obj, None, actor, None, quiet=quiet)
@@ -230,7 +250,8 @@ class GenericStore:
         if rv and rv != old_meta.get("resourceVersion"):
             raise Conflict(
                 f'Operation cannot be fulfilled on {rt.group_resource} "{key[1]}": the object has been '
-                "modified; please apply your changes to the latest version and try again"
+                "modified; please apply your changes to the latest version and try again",
+                details=status_details(rt, key[1]),
             )
         if subresource == "status":
             if not rt.status_subresource:
@@ -293,6 +314,8 @@ class GenericStore:
         meta["resourceVersion"] = old_meta.get("resourceVersion")
         if new == old:
             return old
+        if self.dry_run:
+            return new
         if rt is CRD_TYPE and subresource is None:
             self.crds.updated(new)
         self.commit(rt, key, new, old, actor, subresource)
@@ -355,7 +378,8 @@ class GenericStore:
         conditions = status.get("conditions")
         status["conditions"] = update_pod_condition(conditions, "PodScheduled", "True", self.now())
         bound["status"] = status
-        self.commit(rt, key, bound, pod, actor, "binding")
+        if not self.dry_run:
+            self.commit(rt, key, bound, pod, actor, "binding")
         return bound
 
     # --- delete -----------------------------------------------------------------------
@@ -375,6 +399,8 @@ class GenericStore:
             self.namespaces.check_deletable(key[1])
         if self.admission:
             self.admission.admit(write_request("DELETE", rt, key, None, obj, actor, None))
+        if self.dry_run:  # the would-be result, without deleting anything (nor the dependents)
+            return self._dry_run_delete(rt, obj, policy, grace)
         if rt is self._namespace_rt:
             return self.namespaces.delete(key, obj, actor)
         if rt is CRD_TYPE:
@@ -421,6 +447,23 @@ class GenericStore:
             return marked
         self.remove(rt, key, obj, actor)
         return None
+
+    def _dry_run_delete(
+        self, rt: ResourceType, obj: dict[str, Any], policy: str | None, grace: int | None
+    ) -> dict[str, Any] | None:
+        """What a delete would leave stored: the object marked while finalizers, a foreground
+        deletion, a namespace's contents or a pod's grace period keep it; None when it would go."""
+        meta = obj["metadata"]
+        finalizers = list(meta.get("finalizers") or ())
+        if policy == FOREGROUND and FOREGROUND_FINALIZER not in finalizers:
+            finalizers.append(FOREGROUND_FINALIZER)
+        if rt is self._namespace_rt:
+            finalizers = finalizers or ["kubernetes"]
+        if rt is self._pods and self.graceful_pod_deletion and (period := _grace_period(obj, grace)) > 0:
+            return self.marked(obj, finalizers, format_time(_later(self.clock.now(), period)), period)
+        if meta.get("deletionTimestamp"):
+            return obj if finalizers and not meta.get("deletionGracePeriodSeconds") else None
+        return self.marked(obj, finalizers, self.now()) if finalizers else None
 
     def marked(self, obj: dict[str, Any], finalizers: list[str], when: str, grace: int = 0) -> dict[str, Any]:
         """A copy of `obj` marked for deletion (new metadata; other fields shared)."""
@@ -498,8 +541,18 @@ def _later(now: datetime, seconds: int) -> datetime:
         return datetime.max.replace(microsecond=0, tzinfo=now.tzinfo)
 
 
+def status_details(rt: ResourceType, name: str) -> dict[str, Any]:
+    """StatusDetails of NewNotFound/NewAlreadyExists/NewConflict: the resource (plural) as kind
+    (apimachinery pkg/api/errors/errors.go)."""
+    details = {"name": name, "group": rt.group, "kind": rt.plural}
+    if not rt.group:
+        del details["group"]
+    return details
+
+
 def _binding_conflict(name: str, reason: str) -> Conflict:
-    return Conflict(f'Operation cannot be fulfilled on pods/binding "{name}": {reason}')
+    return Conflict(f'Operation cannot be fulfilled on pods/binding "{name}": {reason}',
+                    details={"name": name, "kind": "pods/binding"})
 
 
 def _grace_period(pod: dict[str, Any], requested: int | None) -> int:

@@ -201,9 +201,31 @@ def aggregate(errors: Iterable[FieldError | str]) -> str:
     return msgs[0] if len(msgs) == 1 else "[" + ", ".join(msgs) + "]"
 
 
+_CAUSE_TYPES = {"Not found": "FieldValueNotFound", "Required value": "FieldValueRequired",
+                "Duplicate value": "FieldValueDuplicate", "Invalid value": "FieldValueInvalid",
+                "Unsupported value": "FieldValueNotSupported", "Forbidden": "FieldValueForbidden",
+                "Too long": "FieldValueTooLong", "Too many": "FieldValueTooMany",
+                "Internal error": "InternalError", "Type mismatch": "FieldValueTypeInvalid"}
+"""field.ErrorType -> metav1.CauseType (apimachinery pkg/util/validation/field/errors.go)."""
+
+
 def invalid_error(group_kind: str, name: str, errors: Iterable[FieldError | str]) -> Invalid:
-    """The 422 error the API server returns for failed validation."""
-    return Invalid(f'{group_kind} "{name}" is invalid: {aggregate(errors)}')
+    """The 422 error the API server returns for failed validation, with details.causes as
+    apimachinery's errors.NewInvalid builds them (kind, group, name, one cause per field error)."""
+    errors = list(errors)
+    kind, _, group = group_kind.partition(".")
+    causes: list[dict[str, str]] = []
+    for e in errors:
+        if isinstance(e, FieldError):
+            body = str(e)[len(e.field) + 2:]
+            causes.append({"reason": _CAUSE_TYPES.get(e.type, "FieldValueInvalid"), "message": body,
+                           "field": e.field})
+        else:
+            causes.append({"reason": "FieldValueInvalid", "message": str(e)})
+    details: dict[str, Any] = {"name": name, "group": group, "kind": kind, "causes": causes}
+    if not group:
+        del details["group"]
+    return Invalid(f'{group_kind} "{name}" is invalid: {aggregate(errors)}', details=details)
 
 
 NameCheck = Callable[[str], list[str]]

@@ -23,10 +23,15 @@ from starlette.routing import Route
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.errors import ApiError, BadRequest, MethodNotSupported, NotFound
 from kubesim.input_limits import InputLimitError, SafeLoader
-from kubesim.serve import discovery, rest
+from kubesim.serve import discovery, rest, subresources
+from kubesim.serve.catalog import catalog_of
 from kubesim.serve.errors import status_body, status_of
+from kubesim.serve.negotiation import media_ranges, pick_as
+from kubesim.serve.openapi import V2_PROTOBUF, V2_PROTOBUF_DOCUMENT, OpenAPIDocs
+from kubesim.serve.partial_metadata import partial_metadata_response
 from kubesim.serve.resources import parse_path, resolve
 from kubesim.serve.state import Identity, ServerState
+from kubesim.serve.tables import table_content_type, table_response
 from kubesim.serve.watch import DEFAULT_MAX_WATCHES, Watches, is_watch, watch_options
 
 __all__ = ["DEFAULT_MAX_BODY", "build_app", "json_response"]
@@ -37,6 +42,7 @@ DEFAULT_MAX_BODY = 3 * 1024 * 1024
 """Request bodies above this many bytes get 413 (kube-apiserver's limit is 3 MiB too)."""
 
 _JSON = "application/json"
+_PROTOBUF = "application/vnd.kubernetes.protobuf"
 _YAML = ("application/yaml", "application/x-yaml", "text/yaml")
 
 
@@ -55,10 +61,10 @@ class Unauthorized(ApiError):
     reason = "Unauthorized"
 
 
-def json_response(code: int, body: Any) -> Response:
-    """A JSON response (compact, as kube-apiserver writes it)."""
+def json_response(code: int, body: Any, content_type: str = _JSON, *, vary: bool = False) -> Response:
+    """A JSON response (compact, as kube-apiserver writes it); `vary`: the body depends on Accept."""
     return Response(json.dumps(body, separators=(",", ":"), ensure_ascii=False) + "\n", status_code=code,
-                    media_type=_JSON)
+                    media_type=content_type, headers={"Vary": "Accept"} if vary else None)
 
 
 async def read_body(request: HttpRequest, limit: int) -> bytes:
@@ -80,8 +86,16 @@ def media_type(request: HttpRequest) -> str:
     return request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
-def decode_object(body: bytes, content_type: str) -> Any:
-    """A JSON (or YAML) request body as data; 400 for malformed bodies, 415 for other media types."""
+def decode_object(body: bytes, content_type: str, kind: str = "") -> Any:
+    """A JSON (or YAML) request body as data; 400 for malformed bodies, 415 for other media types.
+
+    With the `kind` the URL expects, a malformed body gets create.go's transformDecodeError wording.
+    """
+    if content_type == _PROTOBUF:
+        raise UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media types '
+                                   f'include: {_JSON}, application/yaml (kubesim serve does not decode '
+                                   f'protobuf: send the request body as JSON; with kubectl, create the '
+                                   f'object from a manifest: kubectl create -f FILE)')
     if content_type not in (_JSON, "", *_YAML):
         raise UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media types '
                                    f'include: {_JSON}, application/yaml (got "{content_type}")')
@@ -90,6 +104,10 @@ def decode_object(body: bytes, content_type: str) -> Any:
             return load_yaml(body.decode("utf-8"), SafeLoader)
         return load_json(body)
     except (ValueError, DuplicateKeys, InputLimitError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        if kind:
+            text = body[:30].decode("utf-8", "replace") + ("..." if len(body) > 30 else "")
+            raise BadRequest(f"the object provided is unrecognized (must be of type {kind}): couldn't get "
+                             f"version/kind; json parse error: {exc} ({text})") from None
         raise BadRequest(f"the body of the request could not be decoded: {exc}") from None
 
 
@@ -100,6 +118,7 @@ class Server:
         self.state = state
         self.max_body = max_body
         self.watches = Watches(state, state.event_log, max_watches)
+        self.openapi = OpenAPIDocs()
 
     async def handle(self, request: HttpRequest) -> Response:
         try:
@@ -129,64 +148,138 @@ class Server:
         path = request.url.path.rstrip("/") or "/"
         method = request.method
         if method == "GET":
-            page = self._non_resource(path)
+            page = await run_in_threadpool(self._non_resource, path, request.headers.get("accept"))
             if page is not None:
-                return json_response(200, page)
+                return page
         info = parse_path(path)
         if info is None:
             raise NotFound("the server could not find the requested resource")
         rt = await run_in_threadpool(self.state.call, lambda c: resolve(c.registry, info))
+        rest.check_scope(rt, info, method)
         req = rest.Request(self.state, rt, info, dict(request.query_params), who)
         if method == "GET" and info.subresource is None and is_watch(req.query, info.watch_prefix):
-            return await self.watches.start(rt, req.namespace, watch_options(req.query, info.name))
+            return await self._watch(request, req)
+        if info.subresource is not None:
+            return await self._subresource(request, req)
         handler = _VERBS.get((method, info.name is not None))
         if handler is None:
-            raise MethodNotSupported(f"the server does not allow this method on the requested resource "
-                                     f"({method})")
+            raise MethodNotSupported(rest.NOT_ALLOWED)
         return await handler(self, request, req)
 
-    def _non_resource(self, path: str) -> dict[str, Any] | None:
-        if path == "/version":
-            return discovery.version_info()
-        if path == "/api":
-            return discovery.api_versions()
-        if path == "/apis":
-            return self.state.call(lambda c: discovery.api_group_list(c.registry))
-        parts = path.strip("/").split("/")
-        if parts[0] == "api" and len(parts) == 2:
-            return self.state.call(lambda c: discovery.api_resource_list(c.registry, "", parts[1]))
-        if parts[0] == "apis" and len(parts) == 3:
-            return self.state.call(lambda c: discovery.api_resource_list(c.registry, parts[1], parts[2]))
+    def _non_resource(self, path: str, accept: str | None) -> Response | None:
+        """Discovery, OpenAPI, /version and health checks (k8s.io/apiserver pkg/server/routes, healthz)."""
         if path in ("/healthz", "/livez", "/readyz"):
-            return {}
-        return None
+            return Response("ok", media_type="text/plain; charset=utf-8")
+        if path == "/version":
+            return json_response(200, discovery.version_info())
+        if path.startswith("/openapi/"):
+            return self._openapi(path, accept)
+        parts = path.strip("/").split("/")
+        if parts[0] not in ("api", "apis") or len(parts) > 3 or (parts[0] == "api" and len(parts) > 2):
+            return None
+        catalog = catalog_of(self.state)
+        if len(parts) == 1:
+            wanted = pick_as(accept, "apidiscovery.k8s.io", "APIGroupDiscoveryList", discovery.AGGREGATED_VERSIONS)
+            if wanted is not None:
+                body = discovery.aggregated(catalog, parts[0] == "api", wanted.params["v"])
+                return json_response(200, body, wanted.header(), vary=True)
+            doc = discovery.api_versions() if parts[0] == "api" else discovery.api_group_list(catalog)
+            return json_response(200, doc, vary=True)
+        if parts[0] == "apis" and len(parts) == 2:
+            page = discovery.api_group(catalog, parts[1])
+        else:
+            group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
+            page = discovery.api_resource_list(catalog, group, version)
+        if page is None:
+            raise NotFound("the server could not find the requested resource")
+        return json_response(200, page)
+
+    def _openapi(self, path: str, accept: str | None) -> Response | None:
+        """/openapi/v2, /openapi/v3 and /openapi/v3/<group version> as JSON (k8s.io/kube-openapi pkg/handler,
+        pkg/handler3); /openapi/v2 asked for in protobuf only: see openapi.V2_PROTOBUF_DOCUMENT."""
+        catalog = catalog_of(self.state)
+        ranges = media_ranges(accept)
+        if path == "/openapi/v2" and ranges and ranges[0].media_type == V2_PROTOBUF:
+            # kube-openapi pkg/handler answers protobuf as application/octet-stream
+            return Response(V2_PROTOBUF_DOCUMENT, media_type="application/octet-stream")
+        if path == "/openapi/v2":
+            doc: bytes | None = self.openapi.v2(catalog)
+        elif path == "/openapi/v3":
+            doc = self.openapi.v3_index(catalog)
+        elif path.startswith("/openapi/v3/"):
+            doc = self.openapi.v3(catalog, path.removeprefix("/openapi/v3/"))
+        else:
+            doc = None
+        if doc is None:
+            raise NotFound("the server could not find the requested resource")
+        return Response(doc, media_type=_JSON)
 
     # --- verbs ----------------------------------------------------------------------
 
     async def _get(self, request: HttpRequest, req: rest.Request) -> Response:
-        return json_response(*await run_in_threadpool(rest.get, req))
+        return await self._read(request, req, rest.get)
 
     async def _list(self, request: HttpRequest, req: rest.Request) -> Response:
-        return json_response(*await run_in_threadpool(rest.list_objects, req))
+        return await self._read(request, req, rest.list_objects)
+
+    async def _read(self, request: HttpRequest, req: rest.Request,
+                    verb: Callable[[rest.Request], tuple[int, dict[str, Any]]]) -> Response:
+        """GET one or a list; as a meta.k8s.io Table or PartialObjectMetadata(List) when the Accept
+        header asks for one (k8s.io/apiserver pkg/endpoints/handlers/response.go transformObject)."""
+        accept = request.headers.get("accept")
+
+        def run() -> tuple[int, dict[str, Any], str]:
+            code, body = verb(req)
+            table = table_response(self.state, req.rt, body, accept, req.query.get("includeObject"))
+            if table is not None:
+                return code, table, table_content_type(accept)
+            partial = partial_metadata_response(body, accept)
+            if partial is not None:
+                return code, *partial
+            return code, body, _JSON
+        code, body, content_type = await run_in_threadpool(run)
+        return json_response(code, body, content_type)
 
     async def _create(self, request: HttpRequest, req: rest.Request) -> Response:
-        body = decode_object(await read_body(request, self.max_body), media_type(request))
+        body = decode_object(await read_body(request, self.max_body), media_type(request), req.rt.kind)
         return json_response(*await run_in_threadpool(rest.create, req, body))
 
     async def _update(self, request: HttpRequest, req: rest.Request) -> Response:
-        body = decode_object(await read_body(request, self.max_body), media_type(request))
+        body = decode_object(await read_body(request, self.max_body), media_type(request), req.rt.kind)
         return json_response(*await run_in_threadpool(rest.update, req, body))
 
     async def _patch(self, request: HttpRequest, req: rest.Request) -> Response:
         body = await read_body(request, self.max_body)
         return json_response(*await run_in_threadpool(rest.patch, req, body, media_type(request)))
 
-    async def _delete(self, request: HttpRequest, req: rest.Request) -> Response:
+    async def _delete_options(self, request: HttpRequest) -> dict[str, Any]:
         raw = await read_body(request, self.max_body)
         options = decode_object(raw, media_type(request)) if raw.strip() else {}
         if type(options) is not dict:
             raise BadRequest("DeleteOptions must be a JSON object")
+        return options
+
+    async def _delete(self, request: HttpRequest, req: rest.Request) -> Response:
+        options = await self._delete_options(request)
         return json_response(*await run_in_threadpool(rest.delete, req, options))
+
+    async def _delete_collection(self, request: HttpRequest, req: rest.Request) -> Response:
+        options = await self._delete_options(request)
+        return json_response(*await run_in_threadpool(rest.delete_collection, req, options))
+
+    async def _subresource(self, request: HttpRequest, req: rest.Request) -> Response:
+        """NAME/SUBRESOURCE (status, scale, binding, eviction; others 404): serve/subresources.py."""
+        method, body, raw = request.method, None, b""
+        if method in ("POST", "PUT", "PATCH"):
+            raw = await read_body(request, self.max_body)
+            if method != "PATCH":
+                body = decode_object(raw, media_type(request))
+        return json_response(*await run_in_threadpool(subresources.serve, req, method, body, raw,
+                                                      media_type(request)))
+
+    async def _watch(self, request: HttpRequest, req: rest.Request) -> Response:
+        """GET with watch=1/true or under /watch/: a stream of watch events (serve/watch.py)."""
+        return await self.watches.start(req.rt, req.namespace, watch_options(req.query, req.info.name))
 
 
 _Handler = Callable[[Server, HttpRequest, rest.Request], Awaitable[Response]]
@@ -198,6 +291,7 @@ _VERBS: dict[tuple[str, bool], _Handler] = {
     ("PUT", True): Server._update,
     ("PATCH", True): Server._patch,
     ("DELETE", True): Server._delete,
+    ("DELETE", False): Server._delete_collection,
 }
 
 

@@ -11,7 +11,7 @@ __all__ = ["status_body", "status_of"]
 _REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",
             406: "NotAcceptable", 409: "Conflict", 410: "Expired", 413: "RequestEntityTooLarge",
             415: "UnsupportedMediaType", 422: "Invalid", 429: "TooManyRequests", 500: "InternalError",
-            503: "ServiceUnavailable"}
+            503: "ServiceUnavailable", 504: "Timeout"}
 
 
 def status_body(code: int, message: str, reason: str | None = None,
