@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import threading
 import time
@@ -196,7 +197,11 @@ def test_kubectl_get_pods_watch_prints_a_created_pod(server: KubesimServer, kube
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=20)
-    assert lines[0].startswith("NAME"), (lines, err)  # the header, then one line per pod
+    # the watch events are one-row Tables (Accept as=Table), printed in the list's columns, no new header
+    assert lines[0].split()[:3] == ["NAME", "READY", "STATUS"], (lines, err)
+    during = next(line for line in lines if line.startswith("during")).split()
+    assert during[1:3] == ["0/1", "Pending"], (lines, err)
+    assert sum(line.startswith("NAME") for line in lines) == 1, lines
 
 
 def test_slow_reader_does_not_stall_writers(server: KubesimServer) -> None:
@@ -227,6 +232,22 @@ def test_slow_reader_does_not_stall_writers(server: KubesimServer) -> None:
         assert elapsed < 30, elapsed
     finally:
         slow.close()
+
+
+def test_table_watch_sends_column_definitions_once(server: KubesimServer) -> None:
+    accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+    _create(server, "a")
+    _create(server, "b")
+    conn = connection(server.url)
+    conn.request("GET", "/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=2", headers={"Accept": accept})
+    response = conn.getresponse()
+    assert response.getheader("Content-Type") == "application/json;as=Table;v=v1;g=meta.k8s.io"
+    events = [json.loads(line) for line in response.read().splitlines() if line.strip()]
+    conn.close()
+    assert [(e["type"], e["object"]["kind"]) for e in events] == [("ADDED", "Table"), ("ADDED", "Table")]
+    assert [c["name"] for c in events[0]["object"]["columnDefinitions"]][:3] == ["Name", "Ready", "Status"]
+    assert events[1]["object"]["columnDefinitions"] == []
+    assert [e["object"]["rows"][0]["cells"][0] for e in events] == ["a", "b"]
 
 
 def test_bad_watch_parameters_are_400_status(server: KubesimServer) -> None:

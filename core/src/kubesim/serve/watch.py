@@ -14,6 +14,7 @@ A watcher that falls behind the ring, or a reset of the cluster, ends the watch 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
@@ -30,6 +31,7 @@ from kubesim.k8s.selectors import FieldSelector, LabelSelector
 from kubesim.serve.errors import status_body
 from kubesim.serve.eventlog import EventLog, LogEntry, encode
 from kubesim.serve.state import ServerState
+from kubesim.serve.tables import table_content_type, table_response, wants_table
 
 __all__ = ["DEFAULT_MAX_WATCHES", "WatchOptions", "Watches", "is_watch", "parse_bool", "watch_options"]
 
@@ -211,7 +213,8 @@ class Watches:
         self.bookmark_interval = bookmark_interval
         self.open = 0
 
-    async def start(self, rt: ResourceType, namespace: str | None, options: WatchOptions) -> StreamingResponse:
+    async def start(self, rt: ResourceType, namespace: str | None, options: WatchOptions,
+                    accept: str | None = None, include_object: str | None = None) -> StreamingResponse:
         """The streaming response of a watch (429 past the limit); where it starts is taken under the lock."""
         if self.log.closed:
             raise ServiceUnavailable("the server is shutting down")
@@ -245,7 +248,11 @@ class Watches:
                 released = True
                 self.open -= 1
 
-        return StreamingResponse(_release_after(stream, release), media_type="application/json",
+        media = "application/json"
+        if wants_table(accept) is not None:  # kubectl get -w: each event's object as a one-row Table
+            stream = self._as_tables(stream, rt, accept, include_object)
+            media = table_content_type(accept)
+        return StreamingResponse(_release_after(stream, release), media_type=media,
                                  headers={"Cache-Control": "no-cache, private"}, background=BackgroundTask(release))
 
     def _snapshot(self, rt: ResourceType, namespace: str | None, options: WatchOptions
@@ -328,6 +335,28 @@ class Watches:
                     pass
         except Exception:  # a bug: logged, the stream ends (the client re-watches)
             log.exception("a watch failed", kind=rt.kind)
+
+    async def _as_tables(self, stream: AsyncIterator[bytes], rt: ResourceType, accept: str | None,
+                         include_object: str | None) -> AsyncIterator[bytes]:
+        """Each event's object as a meta.k8s.io Table (handlers/watch.go with response.go's transformObject):
+        column definitions in the first event only, as the API server sends them to kubectl."""
+        first = True
+
+        def convert(chunk: bytes) -> bytes:
+            nonlocal first
+            out = []
+            for raw in chunk.splitlines():
+                event = json.loads(raw)
+                if event["type"] not in ("ERROR", "BOOKMARK"):
+                    table = table_response(self.state, rt, event["object"], accept, include_object,
+                                           no_headers=not first)
+                    first = False
+                    event["object"] = table
+                out.append(_line(event["type"], encode(event["object"])))
+            return b"".join(out)
+
+        async for chunk in stream:
+            yield await run_in_threadpool(convert, chunk)
 
     def _next_bookmark(self, now: float, deadline: float) -> float:
         due = now + self.bookmark_interval
