@@ -250,6 +250,24 @@ def test_table_watch_sends_column_definitions_once(server: KubesimServer) -> Non
     assert [e["object"]["rows"][0]["cells"][0] for e in events] == ["a", "b"]
 
 
+def test_metadata_watch_sends_partial_object_metadata(server: KubesimServer) -> None:
+    created = _create(server, "a", app="web")
+    accept = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
+    conn = connection(server.url)
+    conn.request("GET", "/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=3&allowWatchBookmarks=true",
+                 headers={"Accept": accept})
+    response = conn.getresponse()
+    assert response.getheader("Content-Type") == "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+    events = [json.loads(line) for line in response.read().splitlines() if line.strip()]
+    conn.close()
+    assert [e["type"] for e in events] == ["ADDED", "BOOKMARK"]
+    obj = events[0]["object"]
+    assert (obj["kind"], obj["apiVersion"]) == ("PartialObjectMetadata", "meta.k8s.io/v1")
+    assert obj["metadata"]["labels"] == {"app": "web"} and "spec" not in obj
+    assert obj["metadata"]["uid"] == created["metadata"]["uid"]
+    assert events[1]["object"]["kind"] == "PartialObjectMetadata"
+
+
 def test_bad_watch_parameters_are_400_status(server: KubesimServer) -> None:
     for query, words in [("labelSelector=a%20in%20(", "unable to parse requirement"),
                          ("resourceVersion=abc", "invalid resource version"),

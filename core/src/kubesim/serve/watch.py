@@ -30,6 +30,8 @@ from kubesim.errors import ApiError, BadRequest, Invalid
 from kubesim.k8s.selectors import FieldSelector, LabelSelector
 from kubesim.serve.errors import status_body
 from kubesim.serve.eventlog import EventLog, LogEntry, encode
+from kubesim.serve.negotiation import pick_as
+from kubesim.serve.partial_metadata import METADATA_VERSIONS, partial_metadata_response
 from kubesim.serve.state import ServerState
 from kubesim.serve.tables import table_content_type, table_response, wants_table
 
@@ -197,6 +199,16 @@ async def _release_after(stream: AsyncIterator[bytes], release: Callable[[], Awa
         await release()
 
 
+def _transform(chunk: bytes, convert: Callable[[str, dict[str, Any]], dict[str, Any]]) -> bytes:
+    """The stream lines of `chunk` with each event's object converted (ERROR Status objects stay)."""
+    out = []
+    for raw in chunk.splitlines():
+        event = json.loads(raw)
+        obj = event["object"] if event["type"] == "ERROR" else convert(event["type"], event["object"])
+        out.append(_line(event["type"], encode(obj)))
+    return b"".join(out)
+
+
 class ServiceUnavailable(ApiError):
     code = 503
     reason = "ServiceUnavailable"
@@ -252,6 +264,11 @@ class Watches:
         if wants_table(accept) is not None:  # kubectl get -w: each event's object as a one-row Table
             stream = self._as_tables(stream, rt, accept, include_object)
             media = table_content_type(accept)
+        else:
+            partial = pick_as(accept, "meta.k8s.io", "PartialObjectMetadata", METADATA_VERSIONS)
+            if partial is not None:
+                stream = self._as_metadata(stream, accept)
+                media = partial.header()
         return StreamingResponse(_release_after(stream, release), media_type=media,
                                  headers={"Cache-Control": "no-cache, private"}, background=BackgroundTask(release))
 
@@ -342,21 +359,26 @@ class Watches:
         column definitions in the first event only, as the API server sends them to kubectl."""
         first = True
 
-        def convert(chunk: bytes) -> bytes:
+        def table(event_type: str, obj: dict[str, Any]) -> dict[str, Any]:
             nonlocal first
-            out = []
-            for raw in chunk.splitlines():
-                event = json.loads(raw)
-                if event["type"] not in ("ERROR", "BOOKMARK"):
-                    table = table_response(self.state, rt, event["object"], accept, include_object,
-                                           no_headers=not first)
-                    first = False
-                    event["object"] = table
-                out.append(_line(event["type"], encode(event["object"])))
-            return b"".join(out)
+            if event_type == "BOOKMARK":
+                return obj
+            converted = table_response(self.state, rt, obj, accept, include_object, no_headers=not first)
+            first = False
+            return converted or obj
 
         async for chunk in stream:
-            yield await run_in_threadpool(convert, chunk)
+            yield await run_in_threadpool(_transform, chunk, table)
+
+    async def _as_metadata(self, stream: AsyncIterator[bytes], accept: str | None) -> AsyncIterator[bytes]:
+        """Each event's object (bookmarks too) as PartialObjectMetadata (metadata informers)."""
+
+        def partial(event_type: str, obj: dict[str, Any]) -> dict[str, Any]:
+            converted = partial_metadata_response(obj, accept)
+            return obj if converted is None else converted[0]
+
+        async for chunk in stream:
+            yield _transform(chunk, partial)
 
     def _next_bookmark(self, now: float, deadline: float) -> float:
         due = now + self.bookmark_interval
