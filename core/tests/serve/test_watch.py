@@ -271,7 +271,8 @@ def test_metadata_watch_sends_partial_object_metadata(server: KubesimServer) -> 
 def test_bad_watch_parameters_are_400_status(server: KubesimServer) -> None:
     for query, words in [("labelSelector=a%20in%20(", "unable to parse requirement"),
                          ("resourceVersion=abc", "invalid resource version"),
-                         ("allowWatchBookmarks=maybe", "strconv.ParseBool")]:
+                         ("allowWatchBookmarks=maybe", "strconv.ParseBool"),
+                         ("fieldSelector=spec.color%3Dred", "field label not supported: spec.color")]:
         status, body = request_json(server.url, "GET", f"/api/v1/pods?watch=1&{query}")
         assert (status, body["kind"], body["reason"]) == (400, "Status", "BadRequest"), body
         assert words in body["message"], body

@@ -279,7 +279,7 @@ class Server:
 
     async def _watch(self, request: HttpRequest, req: rest.Request) -> Response:
         """GET with watch=1/true or under /watch/: a stream of watch events (serve/watch.py)."""
-        return await self.watches.start(req.rt, req.namespace, watch_options(req.query, req.info.name),
+        return await self.watches.start(req.rt, req.namespace, watch_options(req.query, req.info.name, req.rt),
                                         request.headers.get("accept"), req.query.get("includeObject"))
 
 

@@ -30,6 +30,7 @@ from kubesim.errors import ApiError, BadRequest, Invalid
 from kubesim.k8s.selectors import FieldSelector, LabelSelector
 from kubesim.serve.errors import status_body
 from kubesim.serve.eventlog import EventLog, LogEntry, encode
+from kubesim.serve.field_labels import checked_field_selector
 from kubesim.serve.negotiation import pick_as
 from kubesim.serve.partial_metadata import METADATA_VERSIONS, partial_metadata_response
 from kubesim.serve.state import ServerState
@@ -84,8 +85,9 @@ class WatchOptions:
     fields: FieldSelector | None
 
 
-def watch_options(query: Mapping[str, str], name: str | None) -> WatchOptions:
-    """Parse and validate a watch's query (pkg/apis/meta/internalversion/validation)."""
+def watch_options(query: Mapping[str, str], name: str | None, rt: ResourceType) -> WatchOptions:
+    """Parse and validate a watch's query (pkg/apis/meta/internalversion/validation); field
+    selectors as a list checks them (the kind's field labels)."""
     rv_text = query.get("resourceVersion", "")
     match = query.get("resourceVersionMatch", "")
     send_initial = query.get("sendInitialEvents")
@@ -120,7 +122,7 @@ def watch_options(query: Mapping[str, str], name: str | None) -> WatchOptions:
     if name is not None:  # a watch of one object: metadata.name=NAME (watch of a named resource)
         field_text = f"metadata.name={name}" + (f",{field_text}" if field_text else "")
     labels = LabelSelector.parse(label_text) if label_text else None
-    fields = FieldSelector.parse(field_text) if field_text else None
+    fields = checked_field_selector(rt.group, rt.kind, field_text) if field_text else None
     # sendInitialEvents decides when given; otherwise "" and "0" start with the current state
     initial_events = initial if send_initial not in (None, "") else rv is None
     return WatchOptions(rv, initial_events, initial, parse_bool(query.get("allowWatchBookmarks")),
