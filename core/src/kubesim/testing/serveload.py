@@ -142,7 +142,7 @@ def run_load(url: str, *, clients: int, watches: int, seconds: float) -> LoadRes
         thread.join(60)
     for watcher in watchers:
         watcher.stream.close()
-    problems += [w.error for w in writers if w.error] + [f"a writer still runs" for t in threads if t.is_alive()]
+    problems += [w.error for w in writers if w.error] + ["a writer still runs" for t in threads if t.is_alive()]
     created = {rv: name for w in writers for name, rv in w.created}
     updated = {rv: name for w in writers for name, rv in w.updated}
     deleted = [name for w in writers for name in w.deleted]
