@@ -32,6 +32,12 @@ class Clock:
             raise ValueError("the clock's start time must be timezone-aware")
         self._now = start
 
+    def restart(self, start: datetime) -> None:
+        """Start again at `start` (a served cluster reset for a new scenario)."""
+        if start.tzinfo is None:
+            raise ValueError("the clock's start time must be timezone-aware")
+        self._now = start
+
     def now(self) -> datetime:
         """The current simulated time."""
         return self._now

@@ -15,8 +15,10 @@ from kubesim.testing import KubesimServer
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[KubesimServer]:
-    """A `kubesim serve` on a free loopback port, with every installed plugin."""
-    with KubesimServer(tmp_path) as running:
+    """A `kubesim serve` on a free loopback port, with every installed plugin; --no-live: the
+    in-process controllers do not react to writes between scenarios (API tests see only their own
+    writes; Scenarios still run). tests/serve/test_live.py starts servers with live mode on."""
+    with KubesimServer(tmp_path, "--no-live") as running:
         yield running
 
 
@@ -36,10 +38,14 @@ KubectlRun = Callable[..., "subprocess.CompletedProcess[str]"]
 
 @pytest.fixture
 def run_kubectl(server: KubesimServer, kubectl: str) -> KubectlRun:
-    """Run kubectl against `server` (60 s limit); the completed process, stdout and stderr as text."""
+    """Run kubectl against `server` (60 s limit); the completed process, stdout and stderr as text.
+
+    Its discovery cache is the server's own (a later server on the same port must not see it)."""
+    cache = server.workdir / "kubectl-cache"
+
     def run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([kubectl, "--kubeconfig", str(server.kubeconfig), *args], capture_output=True,
-                              text=True, timeout=60)
+        done = subprocess.run([kubectl, "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(cache), *args],
+                              capture_output=True, text=True, timeout=60)
         if check:
             assert done.returncode == 0, f"kubectl {' '.join(args)}: {done.stderr}"
         return done

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 from kubesim.testing import KubesimServer
 
@@ -29,7 +32,7 @@ spec:
   - name: v1
     served: true
     storage: true
-    subresources: {status: {}}
+    subresources: {status: {}, scale: {specReplicasPath: .spec.size, statusReplicasPath: .status.size}}
     schema:
       openAPIV3Schema:
         type: object
@@ -109,10 +112,6 @@ def test_legacy_discovery_documents(server: KubesimServer) -> None:
 
 
 def test_unknown_group_versions_are_not_found(server: KubesimServer) -> None:
-    import urllib.error
-
-    import pytest
-
     for path in ("/apis/nothing.example.com", "/apis/apps/v9", "/api/v2"):
         with pytest.raises(urllib.error.HTTPError) as info:
             urllib.request.urlopen(server.url + path, timeout=10)
@@ -121,10 +120,12 @@ def test_unknown_group_versions_are_not_found(server: KubesimServer) -> None:
 
 
 def test_health_checks_answer_ok(server: KubesimServer) -> None:
-    for path in ("/healthz", "/livez", "/readyz"):
+    for path in ("/healthz", "/livez", "/readyz", "/livez/ping"):
         with urllib.request.urlopen(server.url + path, timeout=10) as reply:
             assert reply.status == 200 and reply.read() == b"ok"
             assert reply.headers["Content-Type"].startswith("text/plain")
+    with urllib.request.urlopen(server.url + "/readyz?verbose", timeout=10) as reply:
+        assert reply.read() == b"[+]ping ok\nreadyz check passed\n"
 
 
 def test_kubectl_api_resources_lists_short_names_and_crds(run_kubectl: KubectlRun) -> None:
@@ -137,7 +138,8 @@ def test_kubectl_api_resources_lists_short_names_and_crds(run_kubectl: KubectlRu
     assert "nodes" in namespaced and "pods" not in namespaced
 
 
-def test_a_crd_applied_at_run_time_is_discovered(run_kubectl: KubectlRun, tmp_path: Any) -> None:
+def test_a_crd_applied_at_run_time_is_discovered(server: KubesimServer, run_kubectl: KubectlRun,
+                                                 tmp_path: Any) -> None:
     crd = tmp_path / "crd.yaml"
     crd.write_text(_WIDGET_CRD)
     run_kubectl("apply", "-f", str(crd))
@@ -149,6 +151,14 @@ def test_a_crd_applied_at_run_time_is_discovered(run_kubectl: KubectlRun, tmp_pa
     assert "widget.example.com/w1" in run_kubectl("get", "toys", "-o", "name").stdout
     out = run_kubectl("api-resources", "--api-group", "example.com", "--no-headers").stdout
     assert out.split() == ["widgets", "wg", "example.com/v1", "true", "Widget"]
+    _, body = _get(server, "/apis", _KUBECTL_ACCEPT)
+    widgets = _resources(body, "example.com")["widgets"]
+    assert (widgets["singularResource"], widgets["shortNames"], widgets["categories"]) == \
+        ("widget", ["wg"], ["all", "toys"])
+    assert [(s["subresource"], s["responseKind"]["kind"]) for s in widgets["subresources"]] == \
+        [("scale", "Scale"), ("status", "Widget")]
+    run_kubectl("scale", "widget", "w1", "--replicas=5")  # through the scale subresource discovery lists
+    assert run_kubectl("get", "wg", "w1", "-o", "jsonpath={.spec.size}").stdout == "5"
     run_kubectl("delete", "-f", str(crd))
     gone = run_kubectl("get", "widgets", check=False)  # kubectl's discovery cache may still know the kind
     assert gone.returncode != 0
@@ -192,3 +202,14 @@ def test_the_python_clients_dynamic_discovery(server: KubesimServer) -> None:
     assert [i.metadata.name for i in api.get(scenarios).items] == []
     assert "default" in [i.metadata.name for i in api.get(api.resources.get(api_version="v1",
                                                                             kind="Namespace")).items]
+
+
+def test_aggregated_discovery_etags(server: KubesimServer) -> None:
+    request = urllib.request.Request(server.url + "/apis", headers={"Accept": _KUBECTL_ACCEPT})
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        etag = reply.headers["ETag"]
+        assert etag and reply.headers["Vary"] == "Accept"
+    request.add_header("If-None-Match", etag)
+    with pytest.raises(urllib.error.HTTPError) as info:  # urllib reports a 304 as an error
+        urllib.request.urlopen(request, timeout=10)
+    assert info.value.code == 304

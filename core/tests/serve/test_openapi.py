@@ -147,3 +147,47 @@ spec:
     bad.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c1, namespace: default}\nbogus: 1\n")
     refused = run_kubectl("apply", "-f", str(bad), check=False)
     assert refused.returncode != 0 and 'unknown field "bogus"' in refused.stderr
+
+
+def test_kubectl_apply_merge_patches_custom_resources(run_kubectl: KubectlRun, tmp_path: Any) -> None:
+    crd = tmp_path / "crd.yaml"
+    crd.write_text(_GADGET_CRD)
+    run_kubectl("apply", "-f", str(crd))
+    gadget = tmp_path / "gadget.yaml"
+    gadget.write_text("apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g1}\nspec: {power: 5}\n")
+    run_kubectl("apply", "-f", str(gadget))
+    gadget.write_text("apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g1}\nspec: {power: 7}\n")
+    second = run_kubectl("apply", "-f", str(gadget), "-v=8")
+    assert "gadget.example.com/g1 configured" in second.stdout
+    assert "Content-Type: application/merge-patch+json" in second.stderr  # custom resources: no strategic merge
+    assert run_kubectl("get", "gadget", "g1", "-o", "jsonpath={.spec.power}").stdout == "7"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g2}\nspec: {volts: 5}\n")
+    refused = run_kubectl("apply", "-f", str(bad), check=False)
+    assert refused.returncode != 0 and 'unknown field "spec.volts"' in refused.stderr
+
+
+def test_openapi_caching_headers(server: KubesimServer) -> None:
+    import http.client
+    import urllib.parse
+
+    index = json.loads(_fetch(server, "/openapi/v3")[1])["paths"]
+    current = index["api/v1"]["serverRelativeURL"]
+    address = urllib.parse.urlsplit(server.url)
+    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=30)
+    try:
+        connection.request("GET", current)
+        reply = connection.getresponse()
+        reply.read()
+        etag = reply.getheader("ETag")
+        assert reply.status == 200 and reply.getheader("Cache-Control") == "public, immutable"
+        assert etag == f'"{current.split("hash=")[1]}"'
+        connection.request("GET", current, headers={"If-None-Match": etag})
+        reply = connection.getresponse()
+        assert (reply.status, reply.read()) == (304, b"")
+        connection.request("GET", "/openapi/v3/api/v1?hash=STALE")
+        reply = connection.getresponse()
+        reply.read()
+        assert (reply.status, reply.getheader("Location")) == (301, current)
+    finally:
+        connection.close()

@@ -224,7 +224,7 @@ def test_kubectl_get_scenarios(run_kubectl: KubectlRun) -> None:
     assert "No resources found" in run_kubectl("get", "scenarios").stderr
     run_kubectl("apply", "-f", str(_QUICKSTART))
     lines = [line.split() for line in run_kubectl("get", "scenarios").stdout.splitlines()]
-    assert lines[0][0] == "NAME" and lines[0][-1] == "AGE" and lines[1][0] == "quickstart"
+    assert lines[0] == ["NAME", "PHASE", "STEP", "MINOR", "STEP", "PHASE", "AGE"] and lines[1][0] == "quickstart"
 
 
 @pytest.mark.parametrize(("seconds", "shown"), [
@@ -299,3 +299,136 @@ def test_unsupported_json_paths_are_refused() -> None:
     for path in (".a[", ".a[?(@.b =~ /x/)]", "a.b", "." + "a" * 600):
         with pytest.raises(JSONPathError):
             find({}, path)
+
+
+_MORE_KINDS = """\
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec: {selector: {app: web}, ports: [{port: 80, protocol: TCP}]}
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv1}
+spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], persistentVolumeReclaimPolicy: Retain, storageClassName: fast, hostPath: {path: /data}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: default}
+spec: {accessModes: [ReadWriteOnce], storageClassName: fast, resources: {requests: {storage: 1Gi}}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: default}
+spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: once, namespace: default}
+spec:
+  template:
+    spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly, namespace: default}
+spec:
+  schedule: "0 3 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {nodeSelector: {disk: ssd}, containers: [{name: c, image: agent}]}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: default}
+spec:
+  replicas: 2
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, image: postgres}]}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: fast, annotations: {storageclass.kubernetes.io/is-default-class: "true"}}
+provisioner: example.com/fast
+---
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: leader, namespace: default}
+spec: {holderIdentity: me}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: s1, namespace: default}
+stringData: {a: b}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: robot, namespace: default}
+"""
+
+
+def test_kubectl_get_of_other_built_in_kinds(run_kubectl: KubectlRun, tmp_path: Any) -> None:
+    manifest = tmp_path / "kinds.yaml"
+    manifest.write_text(_MORE_KINDS)
+    run_kubectl("apply", "-f", str(manifest))
+
+    def rows(kind: str) -> list[list[str]]:
+        return [line.split() for line in run_kubectl("get", kind, "-o", "wide").stdout.splitlines()]
+
+    assert rows("svc") == [["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE", "SELECTOR"],
+                           ["web", "ClusterIP", "<none>", "<none>", "80/TCP", "0s", "app=web"]]
+    assert rows("pv")[1][:4] == ["pv1", "1Gi", "RWO", "Retain"] and rows("pv")[1][-1] == "Filesystem"
+    assert rows("pdb")[1] == ["web", "1", "N/A", "0", "0s"]
+    assert rows("cj")[1][:9] == ["nightly", "0", "3", "*", "*", "*", "<none>", "False", "0"]
+    assert rows("ds")[1][:7] == ["agent", "0", "0", "0", "0", "0", "disk=ssd"]
+    assert rows("sts")[1] == ["db", "0/2", "0s", "c", "postgres"]
+    scale = run_kubectl("get", "sts", "db", "--subresource=scale").stdout.splitlines()
+    assert [line.split() for line in scale] == [["NAME", "DESIRED", "AVAILABLE"], ["db", "2", "0"]]
+    assert rows("sc")[1] == ["fast", "(default)", "example.com/fast", "Delete", "Immediate", "false", "0s"]
+    assert rows("lease")[1] == ["leader", "me", "0s"]
+    assert rows("secret")[1] == ["s1", "Opaque", "1", "0s"]
+    assert rows("sa")[1] == ["robot", "0", "0s"]
+    job = rows("job")
+    assert job[0][:5] == ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"] and job[1][:3] == ["once", "Running", "0/1"]
+
+
+@pytest.mark.parametrize(("kind", "value", "cell"), [
+    ("date", "2024-12-31T23:00:00Z", "60m"), ("date", "2024-12-31", "<invalid>"), ("date", 5, None),
+    ("integer", 2.0, 2), ("integer", float("inf"), None), ("integer", "2", None), ("number", 1, 1.0),
+    ("boolean", True, True), ("string", 2.0, "2"), ("string", True, "true"), ("string", {"b": 1, "a": [1]},
+                                                                                 '{"a":[1],"b":1}')])
+def test_printer_column_cells_as_the_table_convertor_types_them(kind: str, value: Any, cell: Any) -> None:
+    from datetime import datetime, timezone
+
+    from kubesim.serve.tables import _column_cell
+
+    assert _column_cell(kind, value, datetime(2025, 1, 1, tzinfo=timezone.utc)) == cell
+
+
+def test_watch_events_repeat_no_headers() -> None:
+    """What the watch stream calls for each event: headers on the first one only (handlers/watch.go)."""
+    from kubesim.serve.state import ServerState
+    from kubesim.serve.tables import table_response
+
+    state = ServerState.create(None)
+    rt = state.call(lambda c: c.registry.lookup("v1", "Namespace"))
+    namespace = state.call(lambda c: c.get("v1", "Namespace", "default"))
+    first = table_response(state, rt, namespace, _TABLE)
+    later = table_response(state, rt, namespace, _TABLE, no_headers=True)
+    assert first is not None and later is not None
+    assert [c["name"] for c in first["columnDefinitions"]] == ["Name", "Status", "Age"]
+    assert later["columnDefinitions"] is None and later["rows"] == first["rows"]
+    assert table_response(state, rt, namespace, "application/json") is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import sys
+from datetime import datetime, timedelta
 from types import FrameType
 from typing import Any
 
@@ -12,11 +13,17 @@ import click
 
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, write_atomic
+from kubesim.cli.params import DURATION, TIME
+from kubesim.clock import DEFAULT_EPOCH, Clock
+from kubesim.controllers.settle import MAX_OBJECTS, SettleLimits
 from kubesim.errors import InvalidInput
 from kubesim.k8s.validation import is_dns1123_subdomain
 from kubesim.plugins import Hooks
 from kubesim.serve.app import DEFAULT_MAX_BODY, build_app
+from kubesim.scenario import UPDATE_STRATEGIES, EngineOptions
 from kubesim.serve.kubeconfig import controller_kubeconfig_path, dump_kubeconfig, kubeconfig
+from kubesim.serve.persistence import StateDir
+from kubesim.serve.scenarios import ScenarioController
 from kubesim.serve.state import ServerState
 
 __all__ = ["serve_command"]
@@ -78,10 +85,25 @@ def serve_command(hooks: Hooks) -> click.Command:
     @click.option("--seed", type=int, default=0, show_default=True, help="Seed for every random choice.")
     @click.option("--max-body", type=click.IntRange(min=1024), default=DEFAULT_MAX_BODY, show_default=True,
                   help="Largest request body in bytes (larger ones get 413).")
+    @click.option("--step-duration", type=DURATION, default="10s", show_default=True,
+                  help="Simulated time between MajorSteps.")
+    @click.option("--start-time", type=TIME, default=DEFAULT_EPOCH.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                  show_default=True, help="Simulated time of step 0.")
+    @click.option("--update-results-strategy", type=click.Choice(UPDATE_STRATEGIES),
+                  envvar="UPDATE_SCENARIO_RESULTS_STRATEGY", default="AtMovingNextStep", show_default=True,
+                  help="When the Scenario's status.scenarioResult is updated.")
+    @click.option("--max-objects", type=click.IntRange(min=1), default=MAX_OBJECTS, show_default=True,
+                  help="Fail a scenario whose cluster grows past this many objects.")
+    @click.option("--state-dir", type=click.Path(file_okay=False),
+                  help="Keep the cluster and the Scenarios in this directory (state.json) across restarts.")
+    @click.option("--no-live", is_flag=True,
+                  help="Between scenarios, do not run the in-process controllers on API writes.")
     @click.option("-v", "--verbose", count=True, help="More log output (debug).")
     @click.option("-q", "--quiet", count=True, help="Less log output; -qq for errors only.")
     def serve(address: str, port: int, kubeconfig_out: str, controllers: tuple[str, ...], token: str | None,
-              seed: int, max_body: int, verbose: int, quiet: int, **plugin_options: Any) -> None:
+              seed: int, max_body: int, step_duration: timedelta, start_time: datetime,
+              update_results_strategy: str, max_objects: int, state_dir: str | None, no_live: bool,
+              verbose: int, quiet: int, **plugin_options: Any) -> None:
         """Serve the embedded cluster as a Kubernetes API (kubectl, client libraries, outside controllers)."""
         import uvicorn
 
@@ -101,7 +123,16 @@ def serve_command(hooks: Hooks) -> click.Command:
             except OutputError as exc:
                 _fail(f"{option}: {exc}")
         try:
-            state = ServerState.create(hooks, seed=seed, require_token=not loopback)
+            # as `kubesim run` (cli/main.py run()) builds them; the plugins' options go to their controllers
+            options = EngineOptions(seed=seed, step_duration=step_duration, start_time=start_time,
+                                    update_strategy=update_results_strategy,
+                                    settle_limits=SettleLimits(max_objects=max_objects),
+                                    plugin_options=plugin_options)
+            state = ServerState.create(hooks, seed=seed, clock=Clock(start_time), require_token=not loopback)
+            store = StateDir(state_dir, state) if state_dir else None
+            if store is not None:
+                store.prepare()
+                store.load()
         except InvalidInput as exc:
             for problem in exc.problems:
                 click.echo(f"error: {problem}", err=True)
@@ -114,6 +145,10 @@ def serve_command(hooks: Hooks) -> click.Command:
         for name in controllers:
             write_atomic(controller_kubeconfig_path(kubeconfig_out, name),
                          dump_kubeconfig(kubeconfig(url, state.add_controller(name), name)))
+        scenarios = ScenarioController(state, hooks, options, live=not no_live,
+                                       persist=store.save if store is not None else None)
+        scenarios.mark_restarted()
+        scenarios.start()
         click.echo(f"kubesim serve: listening on {url} (kubeconfig: {kubeconfig_out})", err=True)
         config = uvicorn.Config(build_app(state, max_body=max_body), log_level="warning", access_log=False,
                                 timeout_graceful_shutdown=5)
@@ -125,7 +160,15 @@ def serve_command(hooks: Hooks) -> click.Command:
             handle_exit(sig, frame)
 
         server.handle_exit = stop  # type: ignore[method-assign]
-        server.run(sockets=[sock])
+        try:
+            server.run(sockets=[sock])
+        finally:
+            scenarios.stop()
+            if store is not None:
+                try:
+                    store.save(force=True)
+                except OutputError as exc:
+                    click.echo(f"error: --state-dir: {exc}", err=True)
 
     for option in hooks.run_options():
         serve.params.append(option)

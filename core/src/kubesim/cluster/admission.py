@@ -98,6 +98,15 @@ class AdmissionChain:
             raise ValueError(f'phase must be "mutating" or "validating", not {phase!r}')
         self._admitters[phase].append(admitter)
 
+    def mark(self) -> tuple[int, int]:
+        """How many admitters each phase holds now (for `truncate`)."""
+        return len(self._admitters[MUTATING]), len(self._admitters[VALIDATING])
+
+    def truncate(self, mark: tuple[int, int]) -> None:
+        """Forget the admitters registered since `mark` (a scenario's, on a cluster that outlives it)."""
+        del self._admitters[MUTATING][mark[0]:]
+        del self._admitters[VALIDATING][mark[1]:]
+
     def __bool__(self) -> bool:
         return bool(self._admitters[MUTATING] or self._admitters[VALIDATING])
 

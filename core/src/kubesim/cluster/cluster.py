@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import builtins
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -89,6 +89,14 @@ class Cluster:
     def add_admitter(self, admitter: Admitter, *, phase: str) -> None:
         """Register an admitter for "mutating" or "validating"; runs after the built-ins, in order."""
         self._writes.admission.add(admitter, phase)
+
+    def admitters_mark(self) -> tuple[int, int]:
+        """A mark of the admitters registered so far; `drop_admitters(mark)` forgets later ones."""
+        return self._writes.admission.mark()
+
+    def drop_admitters(self, mark: tuple[int, int]) -> None:
+        """Forget the admitters registered since `mark` (a run's, on a cluster that outlives it)."""
+        self._writes.admission.truncate(mark)
 
     def watch(self, handler: WatchHandler) -> Callable[[], None]:
         """Deliver every committed change to `handler`; returns the function that stops it."""
@@ -305,6 +313,23 @@ class Cluster:
         a scenario started after reset() always sees the same identities.
         """
         self._writes.reset()
+
+    def restore(self, objects: Iterable[dict[str, Any]]) -> None:
+        """Put stored objects back exactly as they were (metadata included), silently and without
+        moving the counters: Scenarios kept across a reset, a --state-dir loaded at start."""
+        for obj in objects:
+            rt = _type_of(self.registry, obj)
+            meta = obj["metadata"]
+            key = self._writes.key(rt, meta.get("namespace"), meta["name"])
+            self._store.put(rt, key, obj, self._store.get(rt, key))
+
+    def counters(self) -> dict[str, Any]:
+        """The identity counters (resourceVersion, uid serial, generated names), as JSON data."""
+        return self._writes.counters()
+
+    def restore_counters(self, counters: dict[str, Any]) -> None:
+        """Continue from `counters()` saved earlier (a restarted `kubesim serve --state-dir`)."""
+        self._writes.restore_counters(counters)
 
     # --- request plumbing -------------------------------------------------------------
 

@@ -91,6 +91,18 @@ class GenericStore:
         self._names.restart()
         self.namespaces.create_defaults()
 
+    def counters(self) -> dict[str, Any]:
+        """resourceVersion, uid serial and the generated names' random state, as JSON data."""
+        return {"resourceVersion": self._rv, "uidSerial": self._uids.serial,
+                "names": json_state(self._names.state())}
+
+    def restore_counters(self, counters: dict[str, Any]) -> None:
+        """Continue from `counters()`."""
+        self._rv = int(counters["resourceVersion"])
+        self._uids.restart(int(counters["uidSerial"]))
+        version, internal, gauss = counters["names"]
+        self._names.set_state((version, tuple(internal), gauss))
+
     @contextmanager
     def dry_running(self) -> Iterator[None]:
         """Run writes as dryRun=All: every check and admitter, no commit, no event, and the uid
@@ -574,3 +586,10 @@ def _finalized(new: dict[str, Any], old: dict[str, Any]) -> bool:
     if new["metadata"].get("finalizers") or not old_meta.get("deletionTimestamp"):
         return False
     return not old_meta.get("deletionGracePeriodSeconds")
+
+
+def json_state(state: object) -> list[Any]:
+    """random.Random.getstate() as JSON data (its tuple of ints becomes a list)."""
+    assert isinstance(state, tuple)
+    version, internal, gauss = state
+    return [version, list(internal), gauss]

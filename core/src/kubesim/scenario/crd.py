@@ -99,7 +99,15 @@ SCENARIO_CRD: dict[str, Any] = {
         "scope": "Cluster",
         "versions": [
             {"name": _VERSION, "served": True, "storage": True, "schema": {"openAPIV3Schema": _SCHEMA},
-             "subresources": {"status": {}}}
+             "subresources": {"status": {}},
+             # what `kubectl get scenarios` (-w) shows: kube-apiserver's Table from these columns
+             "additionalPrinterColumns": [
+                 {"name": "Phase", "type": "string", "jsonPath": ".status.phase"},
+                 {"name": "Step", "type": "integer", "jsonPath": ".status.stepStatus.step.major"},
+                 {"name": "Minor", "type": "integer", "jsonPath": ".status.stepStatus.step.minor"},
+                 {"name": "Step Phase", "type": "string", "jsonPath": ".status.stepStatus.phase"},
+                 {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+             ]}
         ],
     },
 }

@@ -69,6 +69,7 @@ log = structlog.get_logger()
 
 UPDATE_STRATEGIES = ("AtMovingNextStep", "OnPause", "OnDone")
 ENGINE_ACTOR = "scenario-controller"
+_DELETED = "the Scenario was deleted while it ran"
 
 
 def _field_validation(options: CreateOptions | PatchOptions | None) -> str:
@@ -144,10 +145,11 @@ ProgressCallback = Callable[["ScenarioRun"], None]
 
 
 class ScenarioRun:
-    """One scenario on its own fresh cluster, advanced step by step."""
+    """One scenario on its own fresh cluster (or on `cluster`, e.g. the one `kubesim serve` serves,
+    which the caller has just reset, its clock restarted at options.start_time), step by step."""
 
     def __init__(self, scenario: Scenario, hooks: Hooks, options: EngineOptions,
-                 progress: ProgressCallback | None = None) -> None:
+                 progress: ProgressCallback | None = None, *, cluster: Cluster | None = None) -> None:
         self.hooks = hooks
         self.options = options
         self.progress = progress
@@ -159,8 +161,15 @@ class ScenarioRun:
         status.step_status.phase = None
         status.step_status.running_simulation_controller = ""
         status.scenario_result = ScenarioResult(simulator_version=simulator_version())
-        self.clock = Clock(options.start_time)
-        self.cluster = Cluster(self.clock, seed=options.seed)
+        if cluster is None:
+            self.clock = Clock(options.start_time)
+            self.cluster = Cluster(self.clock, seed=options.seed)
+        else:
+            self.clock, self.cluster = cluster.clock, cluster
+        self._admitters = self.cluster.admitters_mark()
+        self._unwatch: Callable[[], None] | None = None
+        self.stopped = False
+        """Set (from another thread) to end the run Failed at its next step (its Scenario was deleted)."""
         self.timeline = TimelineRecorder(lambda: self.scenario.status.step_status.step)
         self.controllers: dict[str, Controller] = {}
         self.external_waiters: dict[str, ControllerWaiter] = {}
@@ -204,21 +213,42 @@ class ScenarioRun:
             self.scenario.status.phase = ScenarioPhase.RUNNING
             self._run_steps(first=self._last_step + 1)
 
+    def resume(self) -> bool:
+        """Go on after a pause when the in-cluster Scenario got operations for later steps
+        (a user's patch); False when it is not paused or has none."""
+        if self.phase != ScenarioPhase.PAUSED or not self._spec_changed:
+            return False
+        try:
+            later = any(op.step > self._last_step for op in self._operations())
+        except ScenarioFailed as exc:
+            self._fail(str(exc))
+            return True
+        if later:
+            self.scenario.status.phase = ScenarioPhase.RUNNING
+            self._publish(with_result=self.options.update_strategy == "AtMovingNextStep")
+            self._run_steps(first=self._last_step + 1)
+        return later
+
     def abort(self, message: str) -> None:
         """End the scenario Failed with `message`, keeping the timeline so far (interrupts, crashes)."""
         if self.phase not in (ScenarioPhase.SUCCEEDED, ScenarioPhase.FAILED, ScenarioPhase.PAUSED):
             self._fail(message)
 
     def close(self) -> None:
-        """Stop every controller's watches."""
+        """Stop every controller's watches, the engine's own and its admission hooks (the cluster may
+        outlive the run)."""
         for c in self.controllers.values():
             c.close()
+        if self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
+        self.cluster.drop_admitters(self._admitters)
 
     # --- setup --------------------------------------------------------------
 
     def _setup(self) -> None:
         self.cluster.registry.register_crd(SCENARIO_CRD)
-        self.cluster.watch(self._on_write)
+        self._unwatch = self.cluster.watch(self._on_write)
         factories = self.hooks.controllers()
         waiters = self.hooks.controller_waiters()
         selection = select_controllers(self.scenario.spec.controllers, list(factories) + list(waiters))
@@ -265,6 +295,8 @@ class ScenarioRun:
         major = first
         try:
             while True:
+                if self.stopped:
+                    raise ScenarioFailed(_DELETED)
                 if major > self._clock_step:  # MajorStep N starts N step durations after the start time
                     try:
                         self.clock.advance(self.options.step_duration * (major - self._clock_step))
@@ -276,6 +308,8 @@ class ScenarioRun:
                 self._last_step = major
                 done = self._run_step([(i, op) for i, op in enumerate(ops) if op.step == major])
                 self._report_progress()
+                if self.stopped:  # set during the progress callback (kubesim serve lets requests in there)
+                    raise ScenarioFailed(_DELETED)
                 if done:
                     self._finish(ScenarioPhase.SUCCEEDED)
                     return

@@ -27,19 +27,22 @@ from kubesim.serve import discovery, rest, subresources
 from kubesim.serve.catalog import catalog_of
 from kubesim.serve.errors import status_body, status_of
 from kubesim.serve.negotiation import media_ranges, pick_as
-from kubesim.serve.openapi import V2_PROTOBUF, V2_PROTOBUF_DOCUMENT, OpenAPIDocs
+from kubesim.serve.openapi import V2_PROTOBUF, V2_PROTOBUF_DOCUMENT, OpenAPIDocs, content_hash
 from kubesim.serve.partial_metadata import partial_metadata_response
 from kubesim.serve.resources import parse_path, resolve
 from kubesim.serve.state import Identity, ServerState
 from kubesim.serve.tables import table_content_type, table_response
 from kubesim.serve.watch import DEFAULT_MAX_WATCHES, Watches, is_watch, watch_options
 
-__all__ = ["DEFAULT_MAX_BODY", "build_app", "json_response"]
+__all__ = ["DEFAULT_MAX_BODY", "build_app", "health_check", "json_response"]
 
 log = structlog.get_logger(__name__)
 
 DEFAULT_MAX_BODY = 3 * 1024 * 1024
 """Request bodies above this many bytes get 413 (kube-apiserver's limit is 3 MiB too)."""
+
+DRAIN_LIMIT = 64 * 1024 * 1024
+"""How much of a too-large body is read (and dropped) before the 413 is sent."""
 
 _JSON = "application/json"
 _PROTOBUF = "application/vnd.kubernetes.protobuf"
@@ -68,16 +71,24 @@ def json_response(code: int, body: Any, content_type: str = _JSON, *, vary: bool
 
 
 async def read_body(request: HttpRequest, limit: int) -> bytes:
-    """The request body, refused with 413 past `limit` bytes (before reading it all)."""
+    """The request body, refused with 413 past `limit` bytes. What is sent beyond the limit is
+    read and dropped (up to DRAIN_LIMIT bytes, then the connection closes), so that a client
+    still sending its body reads the 413 instead of a broken pipe; nothing past `limit` is kept."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise RequestTooLarge(f"the request body of {declared} bytes is larger than the limit of {limit} bytes")
+    too_large = declared is not None and declared.isdigit() and int(declared) > limit
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise RequestTooLarge(f"the request body is larger than the limit of {limit} bytes")
+            too_large = True
+        if too_large:
+            if size > DRAIN_LIMIT:
+                break
+            continue
         chunks.append(chunk)
+    if too_large:
+        shown = f" of {declared} bytes" if declared is not None and declared.isdigit() else ""
+        raise RequestTooLarge(f"the request body{shown} is larger than the limit of {limit} bytes")
     return b"".join(chunks)
 
 
@@ -148,7 +159,10 @@ class Server:
         path = request.url.path.rstrip("/") or "/"
         method = request.method
         if method == "GET":
-            page = await run_in_threadpool(self._non_resource, path, request.headers.get("accept"))
+            health = health_check(path, "verbose" in request.query_params)
+            if health is not None:  # answered without the cluster lock: a long step does not fail probes
+                return Response(health, media_type="text/plain; charset=utf-8")
+            page = await run_in_threadpool(self._non_resource, path, request)
             if page is not None:
                 return page
         info = parse_path(path)
@@ -166,14 +180,13 @@ class Server:
             raise MethodNotSupported(rest.NOT_ALLOWED)
         return await handler(self, request, req)
 
-    def _non_resource(self, path: str, accept: str | None) -> Response | None:
-        """Discovery, OpenAPI, /version and health checks (k8s.io/apiserver pkg/server/routes, healthz)."""
-        if path in ("/healthz", "/livez", "/readyz"):
-            return Response("ok", media_type="text/plain; charset=utf-8")
+    def _non_resource(self, path: str, request: HttpRequest) -> Response | None:
+        """Discovery, OpenAPI and /version (k8s.io/apiserver pkg/server/routes)."""
+        accept = request.headers.get("accept")
         if path == "/version":
             return json_response(200, discovery.version_info())
         if path.startswith("/openapi/"):
-            return self._openapi(path, accept)
+            return self._openapi(path, request)
         parts = path.strip("/").split("/")
         if parts[0] not in ("api", "apis") or len(parts) > 3 or (parts[0] == "api" and len(parts) > 2):
             return None
@@ -181,8 +194,13 @@ class Server:
         if len(parts) == 1:
             wanted = pick_as(accept, "apidiscovery.k8s.io", "APIGroupDiscoveryList", discovery.AGGREGATED_VERSIONS)
             if wanted is not None:
+                # with an ETag and 304s, as pkg/endpoints/discovery/aggregated/handler.go serves it
                 body = discovery.aggregated(catalog, parts[0] == "api", wanted.params["v"])
-                return json_response(200, body, wanted.header(), vary=True)
+                raw = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+                headers = {"ETag": f'"{content_hash(raw)}"', "Vary": "Accept"}
+                if request.headers.get("if-none-match") == headers["ETag"]:
+                    return Response(status_code=304, headers=headers)
+                return Response(raw, media_type=wanted.header(), headers=headers)
             doc = discovery.api_versions() if parts[0] == "api" else discovery.api_group_list(catalog)
             return json_response(200, doc, vary=True)
         if parts[0] == "apis" and len(parts) == 2:
@@ -194,25 +212,37 @@ class Server:
             raise NotFound("the server could not find the requested resource")
         return json_response(200, page)
 
-    def _openapi(self, path: str, accept: str | None) -> Response | None:
-        """/openapi/v2, /openapi/v3 and /openapi/v3/<group version> as JSON (k8s.io/kube-openapi pkg/handler,
-        pkg/handler3); /openapi/v2 asked for in protobuf only: see openapi.V2_PROTOBUF_DOCUMENT."""
+    def _openapi(self, path: str, request: HttpRequest) -> Response | None:
+        """/openapi/v2, /openapi/v3 and /openapi/v3/<group version> as JSON, with ETags (304 for a
+        matching If-None-Match) and, for v3 documents, k8s.io/kube-openapi pkg/handler3's ?hash=
+        handling: the current hash is immutable, a stale one is redirected to the current URL.
+        /openapi/v2 asked for in protobuf only: see openapi.V2_PROTOBUF_DOCUMENT."""
         catalog = catalog_of(self.state)
-        ranges = media_ranges(accept)
+        ranges = media_ranges(request.headers.get("accept"))
         if path == "/openapi/v2" and ranges and ranges[0].media_type == V2_PROTOBUF:
             # kube-openapi pkg/handler answers protobuf as application/octet-stream
             return Response(V2_PROTOBUF_DOCUMENT, media_type="application/octet-stream")
+        gv = path.removeprefix("/openapi/v3/") if path.startswith("/openapi/v3/") else None
         if path == "/openapi/v2":
             doc: bytes | None = self.openapi.v2(catalog)
         elif path == "/openapi/v3":
             doc = self.openapi.v3_index(catalog)
-        elif path.startswith("/openapi/v3/"):
-            doc = self.openapi.v3(catalog, path.removeprefix("/openapi/v3/"))
+        elif gv is not None:
+            doc = self.openapi.v3(catalog, gv)
         else:
             doc = None
         if doc is None:
             raise NotFound("the server could not find the requested resource")
-        return Response(doc, media_type=_JSON)
+        digest = content_hash(doc)
+        headers = {"ETag": f'"{digest}"', "Cache-Control": "no-cache, private"}
+        asked = request.query_params.get("hash")
+        if gv is not None and asked is not None:
+            if asked != digest:
+                return Response(status_code=301, headers={"Location": f"/openapi/v3/{gv}?hash={digest}"})
+            headers["Cache-Control"] = "public, immutable"
+        if request.headers.get("if-none-match") == headers["ETag"]:
+            return Response(status_code=304, headers=headers)
+        return Response(doc, media_type=_JSON, headers=headers)
 
     # --- verbs ----------------------------------------------------------------------
 
@@ -224,21 +254,23 @@ class Server:
 
     async def _read(self, request: HttpRequest, req: rest.Request,
                     verb: Callable[[rest.Request], tuple[int, dict[str, Any]]]) -> Response:
-        """GET one or a list; as a meta.k8s.io Table or PartialObjectMetadata(List) when the Accept
-        header asks for one (k8s.io/apiserver pkg/endpoints/handlers/response.go transformObject)."""
+        """GET one or a list, in the representation the Accept header asks for."""
         accept = request.headers.get("accept")
+        return json_response(*await run_in_threadpool(lambda: self._represent(req, accept, *verb(req))))
 
-        def run() -> tuple[int, dict[str, Any], str]:
-            code, body = verb(req)
-            table = table_response(self.state, req.rt, body, accept, req.query.get("includeObject"))
-            if table is not None:
-                return code, table, table_content_type(accept)
-            partial = partial_metadata_response(body, accept)
-            if partial is not None:
-                return code, *partial
+    def _represent(self, req: rest.Request, accept: str | None, code: int,
+                   body: dict[str, Any]) -> tuple[int, dict[str, Any], str]:
+        """A GET's answer as a meta.k8s.io Table or PartialObjectMetadata(List) when the Accept header asks
+        for one, else itself (k8s.io/apiserver pkg/endpoints/handlers/response.go transformObject)."""
+        if code != 200:
             return code, body, _JSON
-        code, body, content_type = await run_in_threadpool(run)
-        return json_response(code, body, content_type)
+        table = table_response(self.state, req.rt, body, accept, req.query.get("includeObject"))
+        if table is not None:
+            return code, table, table_content_type(accept)
+        partial = partial_metadata_response(body, accept)
+        if partial is not None:
+            return code, *partial
+        return code, body, _JSON
 
     async def _create(self, request: HttpRequest, req: rest.Request) -> Response:
         body = decode_object(await read_body(request, self.max_body), media_type(request), req.rt.kind)
@@ -274,13 +306,31 @@ class Server:
             raw = await read_body(request, self.max_body)
             if method != "PATCH":
                 body = decode_object(raw, media_type(request))
-        return json_response(*await run_in_threadpool(subresources.serve, req, method, body, raw,
-                                                      media_type(request)))
+        accept = request.headers.get("accept")
+
+        def run() -> tuple[int, dict[str, Any], str]:
+            code, answer = subresources.serve(req, method, body, raw, media_type(request))
+            return self._represent(req, accept, code, answer) if method == "GET" else (code, answer, _JSON)
+        return json_response(*await run_in_threadpool(run))
 
     async def _watch(self, request: HttpRequest, req: rest.Request) -> Response:
         """GET with watch=1/true or under /watch/: a stream of watch events (serve/watch.py)."""
         return await self.watches.start(req.rt, req.namespace, watch_options(req.query, req.info.name, req.rt),
                                         request.headers.get("accept"), req.query.get("includeObject"))
+
+
+_HEALTH_CHECKS = ("/healthz", "/livez", "/readyz")
+
+
+def health_check(path: str, verbose: bool) -> str | None:
+    """/healthz, /livez, /readyz and their /ping check, as k8s.io/apiserver pkg/server/healthz answers
+    them ("ok"; with ?verbose each check and "<name> check passed"); None for other paths."""
+    for root in _HEALTH_CHECKS:
+        if path == f"{root}/ping":
+            return "ok"
+        if path == root:
+            return f"[+]ping ok\n{root[1:]} check passed\n" if verbose else "ok"
+    return None
 
 
 _Handler = Callable[[Server, HttpRequest, rest.Request], Awaitable[Response]]

@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 
 from kubesim.cluster import Cluster
+from kubesim.cluster.jsontree import copy_tree
 from kubesim.cluster.registry import CRD_TYPE, ResourceType, crd_group_kind
 from kubesim.scenario.crd import SCENARIO_CRD
 from kubesim.serve.resources import served_versions
@@ -131,17 +132,16 @@ def _strings(value: Any) -> tuple[str, ...]:
     return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
-def _custom(rt: ResourceType, crd: Mapping[str, Any] | None) -> tuple[str, tuple[str, ...], tuple[str, ...],
-                                                                      tuple[Subresource, ...]]:
+def _custom(rt: ResourceType, crd: Mapping[str, Any] | None, scalable: bool
+            ) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[Subresource, ...]]:
+    """A CRD kind's singular name, short names, categories and subresources (scale when its storage
+    version declares one: registry.custom_scale, what serve/subresources.py serves)."""
     spec = crd.get("spec") if crd is not None else None
     names = spec.get("names") if isinstance(spec, Mapping) else None
     names = names if isinstance(names, Mapping) else {}
     singular = names.get("singular") if isinstance(names.get("singular"), str) else ""
     subs: list[Subresource] = []
-    versions = spec.get("versions") if isinstance(spec, Mapping) else None
-    storage = next((v for v in versions or () if isinstance(v, Mapping) and v.get("name") == rt.version), {})
-    declared = storage.get("subresources") if isinstance(storage, Mapping) else None
-    if isinstance(declared, Mapping) and "scale" in declared:
+    if scalable:
         subs.append(Subresource("scale", "autoscaling", "v1", "Scale", _SUB_VERBS))
     if rt.status_subresource:
         subs.append(Subresource("status", rt.group, rt.version, rt.kind, _SUB_VERBS))
@@ -184,7 +184,7 @@ def _build(cluster: Cluster, crds: Mapping[tuple[str, str], Mapping[str, Any]]) 
             served.append(Served(rt, versions, rt.kind.lower(), short, cats, verbs, _builtin_subresources(rt)))
             continue
         crd = crds.get((rt.group, rt.kind))
-        singular, short, cats, subs = _custom(rt, crd)
+        singular, short, cats, subs = _custom(rt, crd, registry.custom_scale(rt) is not None)
         served.append(Served(rt, versions, singular, short, cats, ALL_VERBS, subs, crd))
     served.sort(key=lambda s: (s.rt.group, s.rt.plural))
     return Catalog(tuple(served))
@@ -216,8 +216,8 @@ def catalog_of(state: ServerState) -> Catalog:
         if state.hooks is not None:
             for crd in state.hooks.custom_resources():
                 crds[crd_group_kind(crd)] = crd
-        for obj in stored:
-            crds[crd_group_kind(obj)] = obj
+        for obj in stored:  # copies: the catalog is read without the lock
+            crds[crd_group_kind(obj)] = copy_tree(obj)
         catalog = _build(cluster, crds)
     with cache.lock:
         cache.key, cache.catalog = key, catalog

@@ -10,18 +10,18 @@ validation to the server. Documents are encoded once per Catalog and served as b
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import threading
 from collections.abc import Iterator
 from typing import Any
 
+from kubesim.cluster.jsontree import copy_tree
 from kubesim.k8s import openapi as vendored
 from kubesim.serve.catalog import Catalog, Served
 from kubesim.serve.discovery import KUBERNETES_VERSION
 
-__all__ = ["OpenAPIDocs", "V2_PROTOBUF", "V2_PROTOBUF_DOCUMENT", "crd_definition_name"]
+__all__ = ["OpenAPIDocs", "V2_PROTOBUF", "V2_PROTOBUF_DOCUMENT", "content_hash", "crd_definition_name"]
 
 V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 """The media type client-go's OpenAPISchema() asks /openapi/v2 for, and only that one."""
@@ -47,6 +47,11 @@ _PATCH_TYPES = ("application/apply-patch+yaml", "application/json-patch+json", "
 _SMP = "application/strategic-merge-patch+json"
 
 
+def content_hash(doc: bytes) -> str:
+    """The hash naming a document's content (the v3 index's ?hash=, ETags): SHA-512, upper-case hex."""
+    return hashlib.sha512(doc).hexdigest().upper()
+
+
 def _encode(doc: Any) -> bytes:
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
 
@@ -63,7 +68,7 @@ def _crd_schemas(s: Served) -> dict[str, dict[str, Any]]:
     for v in spec.get("versions") or ():
         if not isinstance(v, dict) or v.get("name") not in s.versions:
             continue
-        schema = copy.deepcopy(((v.get("schema") or {}).get("openAPIV3Schema")) or {"type": "object"})
+        schema = copy_tree(((v.get("schema") or {}).get("openAPIV3Schema")) or {"type": "object"})
         props = schema.setdefault("properties", {})
         props.setdefault("apiVersion", {"type": "string", "description": "APIVersion defines the versioned "
                                         "schema of this representation of an object."})
@@ -231,6 +236,5 @@ class OpenAPIDocs:
                 gv = f"apis/{group}/{version}" if group else f"api/{version}"
                 doc = self.v3(catalog, gv)
                 if doc is not None:
-                    digest = hashlib.sha512(doc).hexdigest().upper()
-                    paths[gv] = {"serverRelativeURL": f"/openapi/v3/{gv}?hash={digest}"}
+                    paths[gv] = {"serverRelativeURL": f"/openapi/v3/{gv}?hash={content_hash(doc)}"}
         return _encode({"paths": paths})

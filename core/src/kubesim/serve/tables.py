@@ -10,6 +10,7 @@ so the same cluster state prints the same table. Other kinds: NAME and AGE.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -74,9 +75,10 @@ def _time(value: Any) -> datetime | None:
     if not isinstance(value, str) or not value:
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
+    return at if at.tzinfo is not None else None  # RFC 3339 only (a date alone is not a timestamp)
 
 
 def _since(value: Any, now: datetime) -> str:
@@ -145,6 +147,9 @@ def _containers(template: Any) -> tuple[str, str]:
 
 
 # --- per kind (printers.go: printPod, printNode, ...; the server prints every column, wide ones too) ---
+# _API_DEFAULTS: where kubesim's store leaves a field unset that kube-apiserver's defaulting would set
+# (Service type ClusterIP, Secret type Opaque and stringData, CronJob suspend false, PV/PVC volumeMode
+# Filesystem), the cell shows the default, as it would on a real cluster.
 
 def _restartable(container: Any) -> bool:
     return isinstance(container, Mapping) and container.get("restartPolicy") == "Always"
@@ -339,12 +344,12 @@ def _cronjob(o: Obj, now: datetime) -> list[Any]:
     template = _get(o, "spec", "jobTemplate", "spec")
     c, i = _containers(_get(template, "template"))
     return [_meta(o).get("name"), _get(o, "spec", "schedule"), _get(o, "spec", "timeZone") or _NONE,
-            _bool_ptr(_get(o, "spec", "suspend")), len(_list(o, "status", "active")),
+            _bool_ptr(_get(o, "spec", "suspend") or False), len(_list(o, "status", "active")),
             _since(last, now) if last else _NONE, _age(o, now), c, i, _selector(_get(template, "selector"))]
 
 
 def _service(o: Obj, now: datetime) -> list[Any]:
-    kind = str(_get(o, "spec", "type") or "")
+    kind = str(_get(o, "spec", "type") or "ClusterIP")  # the API's default (see _API_DEFAULTS)
     external = [str(i) for i in _list(o, "spec", "externalIPs")]
     if kind in ("ClusterIP", "NodePort"):
         shown_external = ",".join(external) or _NONE
@@ -385,7 +390,7 @@ def _pv(o: Obj, now: datetime) -> list[Any]:
     return [_meta(o).get("name"), _get(o, "spec", "capacity", "storage") or "0",
             _modes(_list(o, "spec", "accessModes")), _get(o, "spec", "persistentVolumeReclaimPolicy") or "",
             phase, claim, _storage_class(o), _get(o, "spec", "volumeAttributesClassName") or "<unset>",
-            _get(o, "status", "reason") or "", _age(o, now), _get(o, "spec", "volumeMode") or "<unset>"]
+            _get(o, "status", "reason") or "", _age(o, now), _get(o, "spec", "volumeMode") or "Filesystem"]
 
 
 def _pvc(o: Obj, now: datetime) -> list[Any]:
@@ -395,7 +400,7 @@ def _pvc(o: Obj, now: datetime) -> list[Any]:
             (_get(o, "status", "capacity", "storage") or "0") if bound else "",
             _modes(_list(o, "status", "accessModes")) if bound else "", _storage_class(o),
             _get(o, "spec", "volumeAttributesClassName") or "<unset>", _age(o, now),
-            _get(o, "spec", "volumeMode") or "<unset>"]
+            _get(o, "spec", "volumeMode") or "Filesystem"]
 
 
 def _int_or_string(value: Any) -> str:
@@ -445,7 +450,8 @@ def _configmap(o: Obj, now: datetime) -> list[Any]:
 
 
 def _secret(o: Obj, now: datetime) -> list[Any]:
-    return [_meta(o).get("name"), o.get("type") or "", len(o.get("data") or {}), _age(o, now)]
+    keys = set(o.get("data") or {}) | set(o.get("stringData") or {})  # stringData merges into data
+    return [_meta(o).get("name"), o.get("type") or "Opaque", len(keys), _age(o, now)]
 
 
 def _serviceaccount(o: Obj, now: datetime) -> list[Any]:
@@ -469,6 +475,10 @@ def _controllerrevision(o: Obj, now: datetime) -> list[Any]:
         group = str(owner.get("apiVersion", "")).rpartition("/")[0]
         controller = f"{str(owner.get('kind', '')).lower()}{'.' + group if group else ''}/{owner.get('name', '')}"
     return [_meta(o).get("name"), controller, _int(o, "revision"), _age(o, now)]
+
+
+def _scale(o: Obj, now: datetime) -> list[Any]:
+    return [_meta(o).get("name"), _int(o, "spec", "replicas"), _int(o, "status", "replicas")]
 
 
 def _name_age(o: Obj, now: datetime) -> list[Any]:
@@ -528,6 +538,7 @@ _PRINTERS: dict[tuple[str, str], tuple[list[Column], Cells]] = {
     ("storage.k8s.io", "StorageClass"): ([_NAME, _s("Provisioner"), _s("ReclaimPolicy"), _s("VolumeBindingMode"),
                                           _s("AllowVolumeExpansion"), _AGE], _storageclass),
     ("coordination.k8s.io", "Lease"): ([_NAME, _s("Holder"), _AGE], _lease),
+    ("autoscaling", "Scale"): ([_NAME, _i("Desired"), _i("Available")], _scale),
 }
 
 
@@ -548,7 +559,8 @@ def _column_cell(kind: str, value: Any, now: datetime) -> Any:
     """tableconvertor.go cellForJSONValue: the value if it has the column's type, else an empty cell."""
     if kind == "string":
         return _go_text(value)
-    if kind == "integer" and isinstance(value, (int, float)) and not isinstance(value, bool):
+    if kind == "integer" and isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and math.isfinite(value):
         return int(value)
     if kind == "number" and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
@@ -582,7 +594,7 @@ def _custom(crd: Mapping[str, Any] | None, version: str) -> tuple[list[Column], 
         return row
 
     defs: list[Column] = [_NAME] + [(str(c.get("name", "")), str(c.get("type", "string")),
-                                      int(c.get("priority") or 0)) for c in columns]
+                                      c["priority"] if isinstance(c.get("priority"), int) else 0) for c in columns]
     return defs, cells, [str(c.get("description") or "") for c in columns]
 
 
@@ -622,7 +634,7 @@ def table_response(state: ServerState, rt: ResourceType, body: Mapping[str, Any]
     """`body` (one object, or a list body with items and metadata) as a meta.k8s.io Table when the
     Accept header asks for one; None: answer `body` itself. `include_object` is the includeObject
     query parameter (Metadata by default, Object or None). A watch converts each event's object and
-    sets `no_headers` after the first event, as the API server does (empty columnDefinitions)."""
+    sets `no_headers` after the first event, as handlers/watch.go does (columnDefinitions null)."""
     wanted = wants_table(request_accept)
     if wanted is None:
         return None
@@ -631,9 +643,16 @@ def table_response(state: ServerState, rt: ResourceType, body: Mapping[str, Any]
         raise BadRequest(f'includeObject: Unsupported value: "{include}": supported values: "Metadata", '
                          f'"None", "Object"')
     version = wanted.params.get("v", "v1")
-    columns, cells, descriptions = _printer(state, rt)
-    now = state.call(lambda c: c.clock.now())
     items = body.get("items")
+    kind = body.get("kind")
+    if not isinstance(items, list) and isinstance(kind, str) and kind != rt.kind:
+        # a subresource answering with another kind (kubectl get --subresource=scale): that kind's printer
+        group = str(body.get("apiVersion", "")).rpartition("/")[0]
+        columns, cells = _PRINTERS.get((group, kind), ([_NAME, _AGE], _name_age))
+        descriptions: list[str] = []
+    else:
+        columns, cells, descriptions = _printer(state, rt)
+    now = state.call(lambda c: c.clock.now())
     objects = [o for o in items if isinstance(o, Mapping)] if isinstance(items, list) else [body]
     rows = []
     for o in objects:
@@ -655,4 +674,4 @@ def table_response(state: ServerState, rt: ResourceType, body: Mapping[str, Any]
     elif _meta(body).get("resourceVersion"):
         meta = {"resourceVersion": _meta(body)["resourceVersion"]}
     return {"kind": "Table", "apiVersion": f"meta.k8s.io/{version}", "metadata": meta,
-            "columnDefinitions": [] if no_headers else column_defs, "rows": rows}
+            "columnDefinitions": None if no_headers else column_defs, "rows": rows}
