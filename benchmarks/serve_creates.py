@@ -9,8 +9,8 @@ connection with TCP_NODELAY, as client-go and urllib3 connect) create `--pods` p
 Printed: creates/s (first create sent to last acknowledged), the server's CPU time per
 create (steadier than the rates on a shared machine), watch events/s (received by
 the one watcher, over the same window until its last event), pods bound and binds/s, and
-the server's peak RSS (VmHWM). Binding needs the in-process scheduler to react to API
-writes outside a scenario (serve's "live" mode); without it the bound count is 0.
+the server's peak RSS (VmHWM). Pods are bound by the in-process scheduler, which reacts to API
+writes between scenarios (serve's live mode, on unless --no-live).
 
     python benchmarks/serve_creates.py                     # 8 clients, 10,000 pods, 100 nodes
     python benchmarks/serve_creates.py --pods 200 --nodes 5
@@ -135,8 +135,8 @@ def main() -> int:
     if bound:
         print(f"  bound        {bound} of {args.pods}, {bound / max(watcher.last_bind - start, 1e-9):.0f} binds/s")
     else:
-        print(f"  bound        0 of {args.pods} (no in-process scheduler reacts to API writes: serve's live "
-              f"mode is not there)")
+        print(f"  bound        0 of {args.pods} (no in-process scheduler bound a pod: is the scheduler plugin "
+              f"installed, and live mode on?)")
     print(f"  server peak RSS {rss:.0f} MiB")
     for error in [*errors[:10], *([watcher.error] if watcher.error else [])]:
         print(f"  ERROR {error}")
