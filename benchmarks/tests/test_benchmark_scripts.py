@@ -47,7 +47,7 @@ def test_end_to_end(tmp_path: Path, fmt: str) -> None:
 
 
 def test_serve_creates(tmp_path: Path) -> None:
-    out = run("serve_creates.py", "--pods", "200", "--nodes", "3", "--clients", "4", "--bind-wait", "1", cwd=tmp_path)
+    out = run("serve_creates.py", "--pods", "200", "--nodes", "5", "--clients", "4", "--bind-wait", "1", cwd=tmp_path)
     assert "creates" in out and "watch events" in out and "bound        200 of 200" in out and "ERROR" not in out
 
 

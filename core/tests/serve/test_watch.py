@@ -246,7 +246,7 @@ def test_table_watch_sends_column_definitions_once(server: KubesimServer) -> Non
     conn.close()
     assert [(e["type"], e["object"]["kind"]) for e in events] == [("ADDED", "Table"), ("ADDED", "Table")]
     assert [c["name"] for c in events[0]["object"]["columnDefinitions"]][:3] == ["Name", "Ready", "Status"]
-    assert events[1]["object"]["columnDefinitions"] == []
+    assert events[1]["object"]["columnDefinitions"] is None  # handlers/watch.go: null after the first
     assert [e["object"]["rows"][0]["cells"][0] for e in events] == ["a", "b"]
 
 
