@@ -44,3 +44,13 @@ def test_end_to_end(tmp_path: Path, fmt: str) -> None:
     out = run("end_to_end.py", "--nodes", "50", "--init-pods", "10", "--pods", "100", "--format", fmt,
               "--workdir", str(tmp_path / "work"), cwd=tmp_path)
     assert "kubesim run: exit 0" in out and "pods bound 110 of 110" in out
+
+
+def test_serve_creates(tmp_path: Path) -> None:
+    out = run("serve_creates.py", "--pods", "200", "--nodes", "5", "--clients", "4", "--bind-wait", "1", cwd=tmp_path)
+    assert "creates" in out and "watch events" in out and "bound        200 of 200" in out and "ERROR" not in out
+
+
+def test_serve_load(tmp_path: Path) -> None:
+    out = run("serve_load.py", "--clients", "4", "--watches", "3", "--seconds", "2", cwd=tmp_path)
+    assert "3 watchers received" in out and "problems: 0" in out and "ERROR" not in out

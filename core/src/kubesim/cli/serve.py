@@ -6,6 +6,7 @@ import ipaddress
 import socket
 import sys
 from datetime import datetime, timedelta
+from types import FrameType
 from typing import Any
 
 import click
@@ -49,7 +50,9 @@ def is_loopback(address: str) -> bool:
 
 def _bind(address: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in address else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto IPPROTO_TCP: asyncio sets TCP_NODELAY only on such sockets (base_events._set_nodelay); without
+    # it a keep-alive response's second write waits for the client's delayed ACK (~40 ms per request)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((address, port))
@@ -182,8 +185,16 @@ def serve_command(hooks: Hooks) -> click.Command:
         click.echo(f"kubesim serve: listening on {url} (kubeconfig: {kubeconfig_out})", err=True)
         config = uvicorn.Config(build_app(state, max_body=max_body), log_level="warning", access_log=False,
                                 timeout_graceful_shutdown=5)
+        server = uvicorn.Server(config)
+        handle_exit = server.handle_exit
+
+        def stop(sig: int, frame: FrameType | None) -> None:
+            state.event_log.close()  # open watches end first, else the graceful shutdown waits for them
+            handle_exit(sig, frame)
+
+        server.handle_exit = stop  # type: ignore[method-assign]
         try:
-            uvicorn.Server(config).run(sockets=[sock])
+            server.run(sockets=[sock])
         finally:
             scenarios.stop()
             if store is not None:

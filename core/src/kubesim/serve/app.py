@@ -34,6 +34,7 @@ from kubesim.serve.partial_metadata import partial_metadata_response
 from kubesim.serve.resources import parse_path, resolve
 from kubesim.serve.state import WRITER, Identity, ServerState
 from kubesim.serve.tables import table_content_type, table_response
+from kubesim.serve.watch import DEFAULT_MAX_WATCHES, Watches, is_watch, watch_options
 
 __all__ = ["DEFAULT_MAX_BODY", "build_app", "health_check", "json_response"]
 
@@ -140,9 +141,10 @@ def decode_object(body: bytes, content_type: str, kind: str = "") -> Any:
 class Server:
     """Dispatches one HTTP request to discovery or a resource verb."""
 
-    def __init__(self, state: ServerState, max_body: int) -> None:
+    def __init__(self, state: ServerState, max_body: int, max_watches: int = DEFAULT_MAX_WATCHES) -> None:
         self.state = state
         self.max_body = max_body
+        self.watches = Watches(state, state.event_log, max_watches)
         self.openapi = OpenAPIDocs()
 
     async def handle(self, request: HttpRequest) -> Response:
@@ -191,9 +193,7 @@ class Server:
         req = rest.Request(self.state, rt, info, dict(request.query_params), who)
         if method != "GET":
             WRITER.set(who)  # an outside controller's write waits for its turn (ServerState.locked)
-        if method == "GET" and info.subresource is None and (
-            info.watch_prefix or request.query_params.get("watch") in ("1", "true")
-        ):  # the "watch" helper's serve/watch.py takes this branch over
+        if method == "GET" and info.subresource is None and is_watch(req.query, info.watch_prefix):
             return await self._watch(request, req)
         if info.subresource is not None:
             return await self._subresource(request, req)
@@ -344,8 +344,9 @@ class Server:
         return json_response(*await run_in_threadpool(run))
 
     async def _watch(self, request: HttpRequest, req: rest.Request) -> Response:
-        """GET with watch=1/true or under /watch/: the "watch" helper's serve/watch.py takes it."""
-        raise MethodNotSupported("watch is not served by this build of kubesim serve")
+        """GET with watch=1/true or under /watch/: a stream of watch events (serve/watch.py)."""
+        return await self.watches.start(req.rt, req.namespace, watch_options(req.query, req.info.name, req.rt),
+                                        request.headers.get("accept"), req.query.get("includeObject"))
 
 
 _HEALTH_CHECKS = ("/healthz", "/livez", "/readyz")
@@ -375,8 +376,9 @@ _VERBS: dict[tuple[str, bool], _Handler] = {
 }
 
 
-def build_app(state: ServerState, *, max_body: int = DEFAULT_MAX_BODY) -> Starlette:
-    """The ASGI app serving `state`'s cluster."""
-    server = Server(state, max_body)
+def build_app(state: ServerState, *, max_body: int = DEFAULT_MAX_BODY,
+              max_watches: int = DEFAULT_MAX_WATCHES) -> Starlette:
+    """The ASGI app serving `state`'s cluster (at most `max_watches` open watches, 429 beyond)."""
+    server = Server(state, max_body, max_watches)
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     return Starlette(routes=[Route("/{path:path}", server.handle, methods=methods)])

@@ -70,6 +70,8 @@ class StateDir:
                 cluster.restore(o for o in objects if not any(o is c for c in crds))
                 cluster.restore_counters(data["counters"])
                 cluster.clock.restart(parse_time(data["time"]))
+                # the watch history starts at the restored resourceVersion (older ones: 410, as after a restart)
+                self.state.event_log.reset(int(cluster.resource_version))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise InvalidInput([Problem("--state-dir", f"{self.file}: cannot load it: {exc}")]) from exc
         self._saved_writes = self._writes

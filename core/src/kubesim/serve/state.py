@@ -22,6 +22,7 @@ from kubesim.clock import Clock
 from kubesim.cluster import Cluster
 from kubesim.plugins import Hooks
 from kubesim.scenario.crd import SCENARIO_CRD
+from kubesim.serve.eventlog import DEFAULT_CAPACITY, EventLog
 
 if TYPE_CHECKING:
     from kubesim.serve.controllers import OutsideControllers
@@ -56,13 +57,17 @@ ADMIN = Identity("user")
 class ServerState:
     """The served cluster, its lock, and the bearer tokens of the user and of outside controllers."""
 
-    def __init__(self, cluster: Cluster, hooks: Hooks | None = None, *, require_token: bool = False) -> None:
+    def __init__(self, cluster: Cluster, hooks: Hooks | None = None, *, require_token: bool = False,
+                 event_log_capacity: int = DEFAULT_CAPACITY) -> None:
         self.cluster = cluster
         self.hooks = hooks
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         """Notified (lock held) after every committed write: waiters wait on it, which releases the lock."""
         cluster.watch(lambda _event: self.changed.notify_all())
+        self.event_log = EventLog(int(cluster.resource_version), event_log_capacity)
+        """The watch cache: recent events for watches (call event_log.reset(rv) after cluster.reset())."""
+        cluster.watch(self.event_log.record)
         self.require_token = require_token
         self.admin_token = secrets.token_hex(16)
         self._tokens: dict[str, Identity] = {self.admin_token: ADMIN}
@@ -71,14 +76,14 @@ class ServerState:
 
     @classmethod
     def create(cls, hooks: Hooks | None, *, seed: int = 0, clock: Clock | None = None,
-               require_token: bool = False) -> ServerState:
+               require_token: bool = False, event_log_capacity: int = DEFAULT_CAPACITY) -> ServerState:
         """A fresh cluster with the Scenario CRD and the installed plugins' CRDs registered."""
         cluster = Cluster(clock or Clock(), seed=seed)
         cluster.registry.register_crd(SCENARIO_CRD)
         if hooks is not None:
             for crd in hooks.custom_resources():
                 cluster.registry.register_crd(dict(crd))
-        return cls(cluster, hooks, require_token=require_token)
+        return cls(cluster, hooks, require_token=require_token, event_log_capacity=event_log_capacity)
 
     # --- identities -------------------------------------------------------------
 
@@ -123,9 +128,10 @@ class ServerState:
             yield self.cluster
 
     def reset_cluster(self) -> None:
-        """Empty the cluster (cluster.reset()); the watch branch also ends open watches here (410)."""
+        """Empty the cluster (cluster.reset()) and end every open watch with 410 (they relist)."""
         with self.lock:
             self.cluster.reset()
+            self.event_log.reset(int(self.cluster.resource_version))
 
     def call(self, fn: Callable[[Cluster], T]) -> T:
         """Run `fn(cluster)` under the lock."""

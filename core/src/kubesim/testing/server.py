@@ -68,6 +68,11 @@ class KubesimServer:
         return self
 
     @property
+    def pid(self) -> int:
+        """The server's process id (0 before start)."""
+        return self._proc.pid if self._proc is not None else 0
+
+    @property
     def stderr(self) -> str:
         """What the server printed so far."""
         return "".join(self._lines)
