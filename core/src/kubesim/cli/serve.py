@@ -183,8 +183,10 @@ def serve_command(hooks: Hooks) -> click.Command:
         scenarios.mark_restarted()
         scenarios.start()
         click.echo(f"kubesim serve: listening on {url} (kubeconfig: {kubeconfig_out})", err=True)
+        # idle keep-alive connections are closed after 90 s, as kube-apiserver's IdleTimeout
+        # (k8s.io/apiserver pkg/server/secure_serving.go); uvicorn's 5 s default races client reuse
         config = uvicorn.Config(build_app(state, max_body=max_body), log_level="warning", access_log=False,
-                                timeout_graceful_shutdown=5)
+                                timeout_graceful_shutdown=5, timeout_keep_alive=90)
         server = uvicorn.Server(config)
         handle_exit = server.handle_exit
 

@@ -180,7 +180,7 @@ class Server:
             health = health_check(path, "verbose" in request.query_params)
             if health is not None:  # answered without the cluster lock: a long step does not fail probes
                 return Response(health, media_type="text/plain; charset=utf-8")
-            page = await run_in_threadpool(self._non_resource, path, request)
+            page = await self.state.run(self._non_resource, path, request)
             if page is not None:
                 return page
         if method == "POST" and path.startswith(CHECKPOINT_PREFIX) and path.endswith("/checkpoint"):
@@ -188,7 +188,7 @@ class Server:
         info = parse_path(path)
         if info is None:
             raise NotFound("the server could not find the requested resource")
-        rt = await run_in_threadpool(self.state.call, lambda c: resolve(c.registry, info))
+        rt = await self.state.run(lambda: resolve(self.state.cluster.registry, info))
         rest.check_scope(rt, info, method)
         req = rest.Request(self.state, rt, info, dict(request.query_params), who)
         if method != "GET":
@@ -286,7 +286,7 @@ class Server:
                     verb: Callable[[rest.Request], tuple[int, dict[str, Any]]]) -> Response:
         """GET one or a list, in the representation the Accept header asks for."""
         accept = request.headers.get("accept")
-        return json_response(*await run_in_threadpool(lambda: self._represent(req, accept, *verb(req))))
+        return json_response(*await self.state.run(lambda: self._represent(req, accept, *verb(req))))
 
     def _represent(self, req: rest.Request, accept: str | None, code: int,
                    body: dict[str, Any]) -> tuple[int, dict[str, Any], str]:
@@ -304,15 +304,15 @@ class Server:
 
     async def _create(self, request: HttpRequest, req: rest.Request) -> Response:
         body = decode_object(await read_body(request, self.max_body), media_type(request), req.rt.kind)
-        return json_response(*await run_in_threadpool(rest.create, req, body))
+        return json_response(*await self.state.run(rest.create, req, body))
 
     async def _update(self, request: HttpRequest, req: rest.Request) -> Response:
         body = decode_object(await read_body(request, self.max_body), media_type(request), req.rt.kind)
-        return json_response(*await run_in_threadpool(rest.update, req, body))
+        return json_response(*await self.state.run(rest.update, req, body))
 
     async def _patch(self, request: HttpRequest, req: rest.Request) -> Response:
         body = await read_body(request, self.max_body)
-        return json_response(*await run_in_threadpool(rest.patch, req, body, media_type(request)))
+        return json_response(*await self.state.run(rest.patch, req, body, media_type(request)))
 
     async def _delete_options(self, request: HttpRequest) -> dict[str, Any]:
         raw = await read_body(request, self.max_body)
@@ -323,11 +323,11 @@ class Server:
 
     async def _delete(self, request: HttpRequest, req: rest.Request) -> Response:
         options = await self._delete_options(request)
-        return json_response(*await run_in_threadpool(rest.delete, req, options))
+        return json_response(*await self.state.run(rest.delete, req, options))
 
     async def _delete_collection(self, request: HttpRequest, req: rest.Request) -> Response:
         options = await self._delete_options(request)
-        return json_response(*await run_in_threadpool(rest.delete_collection, req, options))
+        return json_response(*await self.state.run(rest.delete_collection, req, options))
 
     async def _subresource(self, request: HttpRequest, req: rest.Request) -> Response:
         """NAME/SUBRESOURCE (status, scale, binding, eviction; others 404): serve/subresources.py."""
@@ -341,7 +341,7 @@ class Server:
         def run() -> tuple[int, dict[str, Any], str]:
             code, answer = subresources.serve(req, method, body, raw, media_type(request))
             return self._represent(req, accept, code, answer) if method == "GET" else (code, answer, _JSON)
-        return json_response(*await run_in_threadpool(run))
+        return json_response(*await self.state.run(run))
 
     async def _watch(self, request: HttpRequest, req: rest.Request) -> Response:
         """GET with watch=1/true or under /watch/: a stream of watch events (serve/watch.py)."""

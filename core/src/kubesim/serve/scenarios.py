@@ -28,7 +28,7 @@ from kubesim.api.validation import validate_scenario
 from kubesim.cluster import Cluster, WatchEvent
 from kubesim.cluster.admission import AdmissionRequest, AdmissionResponse
 from kubesim.controllers import Capabilities, Controller, Runtime
-from kubesim.controllers.settle import NotSettled, settle
+from kubesim.controllers.settle import NotSettled, Settleable, settle
 from kubesim.errors import ApiError, InvalidInput
 from kubesim.k8s.validation import FieldError, invalid, invalid_error
 from kubesim.plugins import Hooks
@@ -50,6 +50,10 @@ _YIELD_EVERY = 0.02
 """Seconds of engine work after which, between two MajorSteps, waiting requests get the lock."""
 _IDLE_POLL = 1.0
 """Seconds the idle thread sleeps when nothing wakes it (only a safety net: writes wake it)."""
+_GIVE_WAY_MAX = 0.05
+"""Seconds live mode lets requests in before its next controller loop, at most."""
+_QUIET = 0.002
+"""Seconds without a request after which live mode runs its next controller loop."""
 
 
 def _is_scenario(obj: dict[str, Any]) -> bool:
@@ -92,8 +96,10 @@ class LiveControllers:
     none has work. The clock does not move. Their timeline is not kept (no scenario records it).
     """
 
-    def __init__(self, cluster: Cluster, hooks: Hooks, options: EngineOptions) -> None:
+    def __init__(self, cluster: Cluster, hooks: Hooks, options: EngineOptions,
+                 give_way: Callable[[], None] = lambda: None) -> None:
         self.cluster = cluster
+        self._give_way = give_way
         self._admitters = cluster.admitters_mark()
         self._writes = 0
         self._objects = len(cluster.objects())  # then counted from the events, as the engine does
@@ -125,12 +131,16 @@ class LiveControllers:
         """Run the controllers until none has work; failures are logged, never raised."""
         try:
             settle(self.controllers, changes=lambda: self._writes, limits=self.limits,
-                   objects=lambda: self._objects)
+                   objects=lambda: self._objects, run=self._run_once)
         except NotSettled as exc:
             log.warning("live mode: controllers did not settle", message=exc.message)
         except Exception as exc:
             log.error("live mode: a controller failed", error=f"{type(exc).__name__}: {exc}")
         self._timeline.timeline.clear()  # bounded: nothing reads the live timeline
+
+    def _run_once(self, controller: Settleable) -> bool:
+        self._give_way()
+        return controller.run_once()
 
     def close(self) -> None:
         """Stop the controllers' watches and remove their admission hooks."""
@@ -302,7 +312,7 @@ class ScenarioController:
         if self.current is None and self._dirty and self.live_enabled:
             self._dirty = False
             if self._live is None:
-                self._live = LiveControllers(cluster, self.hooks, self.options)
+                self._live = LiveControllers(cluster, self.hooks, self.options, self._give_way)
             self._settling = True
             try:
                 self._live.settle()
@@ -373,6 +383,19 @@ class ScenarioController:
         self._save()
         self.state.changed.wait(0.001)  # releases the lock (all levels) for waiting requests
         self._last_yield = time.monotonic()
+
+    def _give_way(self) -> None:
+        """Between two controller loops of live mode (lock held): while requests come (one waits
+        for the lock, or the last came less than _QUIET s ago), let them in, for at most
+        _GIVE_WAY_MAX s at a time. API requests are answered first, as an API server never waits
+        for its scheduler, and the controllers still make progress under constant load."""
+        state = self.state
+        deadline = time.monotonic() + _GIVE_WAY_MAX  # real time only decides when requests get in
+        while not self._stop.is_set():
+            now = time.monotonic()
+            if now >= deadline or (not state.waiting and now - state.last_request >= _QUIET):
+                break
+            state.changed.wait(min(deadline - now, _QUIET))
 
     def _save(self) -> None:
         if self.persist is not None:

@@ -1,8 +1,10 @@
 """What `kubesim serve` serves: one embedded cluster, the lock every request takes, who may call.
 
-The cluster is single-threaded code: HTTP handlers (in starlette's thread pool) and the
-scenario engine (its own thread) take `ServerState.lock` around every call into it, so each
-request is one atomic step of the cluster, as in the in-process engine. Code that must wait
+The cluster is single-threaded code: HTTP handlers and the scenario engine (its own thread)
+take `ServerState.lock` around every call into it, so each request is one atomic step of the
+cluster, as in the in-process engine. A handler runs on the event loop when the lock is free
+(`ServerState.run`), else in starlette's thread pool, counted in `waiting` so that the live
+engine gives way to it (API requests first, as an API server never waits for its scheduler). Code that must wait
 for outside clients (an outside controller to settle) waits on `ServerState.changed`, which
 releases the lock while it waits and is notified after every write.
 """
@@ -12,7 +14,9 @@ from __future__ import annotations
 import secrets
 from contextvars import ContextVar
 import threading
+import time
 from collections.abc import Callable, Iterator
+from starlette.concurrency import run_in_threadpool
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
@@ -63,6 +67,10 @@ class ServerState:
         self.hooks = hooks
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
+        self._waiting = 0
+        self._waiting_lock = threading.Lock()
+        self.last_request = 0.0
+        """time.monotonic() of the last request that took the lock (live mode gives way while they come)."""
         """Notified (lock held) after every committed write: waiters wait on it, which releases the lock."""
         cluster.watch(lambda _event: self.changed.notify_all())
         self.event_log = EventLog(int(cluster.resource_version), event_log_capacity)
@@ -132,6 +140,40 @@ class ServerState:
         with self.lock:
             self.cluster.reset()
             self.event_log.reset(int(self.cluster.resource_version))
+
+    @property
+    def waiting(self) -> int:
+        """How many requests wait in the thread pool for the lock."""
+        return self._waiting
+
+    async def run(self, fn: Callable[..., T], *args: object) -> T:
+        """`fn(*args)` with the lock held: on the event loop if the lock is free and the caller is
+        no outside controller (whose write may wait for its turn), else in a worker thread.
+
+        Most requests take a few hundred microseconds; two thread handoffs per request cost about
+        as much again.
+        """
+        self.last_request = time.monotonic()
+        who = WRITER.get()
+        if (who is None or not who.controller) and self.lock.acquire(blocking=False):
+            try:
+                return fn(*args)
+            finally:
+                self.lock.release()
+        return await run_in_threadpool(self._wait_and_call, fn, *args)
+
+    def _wait_and_call(self, fn: Callable[..., T], *args: object) -> T:
+        with self._waiting_lock:
+            self._waiting += 1
+        try:
+            self.lock.acquire()
+        finally:
+            with self._waiting_lock:
+                self._waiting -= 1
+        try:
+            return fn(*args)
+        finally:
+            self.lock.release()
 
     def call(self, fn: Callable[[Cluster], T]) -> T:
         """Run `fn(cluster)` under the lock."""

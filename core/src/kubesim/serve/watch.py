@@ -237,7 +237,7 @@ class Watches:
                                  f"again later")
         self.open += 1  # on the event loop only, as the decrement
         try:
-            start = await run_in_threadpool(self._snapshot, rt, namespace, options)
+            start = await self.state.run(self._snapshot, rt, namespace, options)
         except BaseException:
             self.open -= 1
             raise
