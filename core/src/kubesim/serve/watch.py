@@ -24,6 +24,7 @@ from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import StreamingResponse
 
+from kubesim.api.scenario import API_VERSION as SCENARIO_API_VERSION, KIND as SCENARIO_KIND
 from kubesim.cluster.events import ADDED, DELETED, MODIFIED
 from kubesim.cluster.registry import ResourceType
 from kubesim.errors import ApiError, BadRequest, Invalid
@@ -216,6 +217,13 @@ class ServiceUnavailable(ApiError):
     reason = "ServiceUnavailable"
 
 
+def _survives_reset(rt: ResourceType) -> bool:
+    """Scenario watches go on across the reset at a scenario's start (the Scenarios are kept, the
+    started one is written again), so that `kubectl get scenarios -w` follows a queue of
+    scenarios; their resourceVersions start again lower. Every other watch ends with 410."""
+    return rt.api_version == SCENARIO_API_VERSION and rt.kind == SCENARIO_KIND
+
+
 class Watches:
     """The open watches of a server: the event log they read and the limit on how many."""
 
@@ -323,9 +331,11 @@ class Watches:
                 if event_log.closed:  # the server stops: the stream ends, clients re-watch elsewhere
                     return
                 if event_log.generation != generation:
-                    yield _error_line(410, "the cluster was reset (a scenario started): the resource "
-                                           "versions started again; relist")
-                    return
+                    if not _survives_reset(rt):
+                        yield _error_line(410, "the cluster was reset (a scenario started): the resource "
+                                               "versions started again; relist")
+                        return
+                    generation, position, last_rv = event_log.generation, event_log.start, event_log.floor
                 now = loop.time()
                 if now >= deadline:  # also under a constant stream of events
                     return
