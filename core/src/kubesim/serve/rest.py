@@ -18,8 +18,10 @@ from kubesim.cluster.writes import status_details
 from kubesim.errors import BadRequest, Conflict, MethodNotSupported, NotFound
 from kubesim.serve.catalog import catalog_of
 from kubesim.serve.field_labels import checked_field_selector
+from kubesim.k8s.selectors import LabelSelector
 from kubesim.serve.paging import check_list_options, page
 from kubesim.serve.resources import RequestInfo
+from kubesim.serve.scheduling_events import scheduling_events
 from kubesim.serve.state import Identity, ServerState
 
 __all__ = ["APPLY_PATCH", "NOT_ALLOWED", "Request", "check_scope", "create", "definition_version", "delete",
@@ -135,9 +137,16 @@ def _selected(req: Request) -> list[dict[str, Any]]:
     extra = frozenset(p.lstrip(".") for p in paths if isinstance(p, str) and p.lstrip("."))
     field_selector = (None if fields is None
                       else checked_field_selector(req.rt.group, req.rt.kind, fields, extra))
-    return req.state.cluster.list(req.rt.api_version, req.rt.kind, req.namespace,
-                                  label_selector=req.query.get("labelSelector") or None,
-                                  field_selector=field_selector)
+    labels = req.query.get("labelSelector") or None
+    items = req.state.cluster.list(req.rt.api_version, req.rt.kind, req.namespace,
+                                   label_selector=labels, field_selector=field_selector)
+    if (req.rt.group, req.rt.kind) == ("", "Event"):  # and the scheduler's, for kubectl describe
+        derived = scheduling_events(req.state.cluster.list("v1", "Pod", req.namespace),
+                                    None if labels is None else LabelSelector.parse(labels), field_selector)
+        if derived:
+            items = sorted([*items, *derived],
+                           key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
+    return items
 
 
 def list_objects(req: Request) -> tuple[int, dict[str, Any]]:
