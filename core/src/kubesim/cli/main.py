@@ -24,6 +24,7 @@ from rich.table import Table
 from kubesim.api import Scenario, ScenarioPhase
 from kubesim.cli.compare import compare_command
 from kubesim.cli.import_cmd import import_command
+from kubesim.cli.record_cmd import record_command
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
@@ -231,6 +232,7 @@ def build_cli(hooks: Hooks) -> click.Group:
     cli.add_command(compare_command(hooks))
     cli.add_command(serve_command(hooks))
     cli.add_command(import_command(hooks))
+    cli.add_command(record_command(hooks))
     return cli
 
 

@@ -8,6 +8,7 @@ group resource.k8s.io exists only on recent clusters.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -63,12 +64,30 @@ def _served_versions(client: Any) -> dict[str, list[str]]:
     return out
 
 
-def _pages(client: Any, spec: KindSpec, version: str, namespace: str | None, selector: str | None) -> Any:
-    """One kind's list responses (decoded JSON), page after page."""
+def list_function(client: Any, spec: KindSpec, version: str, namespace: str | None) -> Callable[..., Any]:
+    """The official client's list call for a kind (in a namespace, or all): called with list
+    options (limit, label_selector, watch, ...) and `_preload_content=False`, it returns the
+    raw response, whatever the client's version."""
     from kubernetes import client as k8s
 
+    if spec.group == "":
+        core = k8s.CoreV1Api(client)
+        name = {"Namespace": "namespace", "Node": "node", "PersistentVolume": "persistent_volume",
+                "PersistentVolumeClaim": "persistent_volume_claim", "Pod": "pod"}[spec.kind]
+        if namespace is not None:
+            return functools.partial(getattr(core, f"list_namespaced_{name}"), namespace)
+        if spec.namespaced:
+            return getattr(core, f"list_{name}_for_all_namespaces")  # type: ignore[no-any-return]
+        return getattr(core, f"list_{name}")  # type: ignore[no-any-return]
     custom = k8s.CustomObjectsApi(client)
-    core = k8s.CoreV1Api(client)
+    if namespace is not None:
+        return functools.partial(custom.list_namespaced_custom_object, spec.group, version, namespace, spec.plural)
+    return functools.partial(custom.list_cluster_custom_object, spec.group, version, spec.plural)
+
+
+def _pages(client: Any, spec: KindSpec, version: str, namespace: str | None, selector: str | None) -> Any:
+    """One kind's list responses (decoded JSON), page after page."""
+    list_call = list_function(client, spec, version, namespace)
     token: str | None = None
     for _ in range(_MAX_PAGES):
         kwargs: dict[str, Any] = {"limit": PAGE_SIZE, "_preload_content": False, "_request_timeout": REQUEST_TIMEOUT}
@@ -76,20 +95,7 @@ def _pages(client: Any, spec: KindSpec, version: str, namespace: str | None, sel
             kwargs["_continue"] = token
         if selector and spec.namespaced:
             kwargs["label_selector"] = selector
-        if spec.group == "":
-            name = {"Namespace": "namespace", "Node": "node", "PersistentVolume": "persistent_volume",
-                    "PersistentVolumeClaim": "persistent_volume_claim", "Pod": "pod"}[spec.kind]
-            if namespace is not None:
-                response = getattr(core, f"list_namespaced_{name}")(namespace, **kwargs)
-            elif spec.namespaced:
-                response = getattr(core, f"list_{name}_for_all_namespaces")(**kwargs)
-            else:
-                response = getattr(core, f"list_{name}")(**kwargs)
-        elif namespace is not None:
-            response = custom.list_namespaced_custom_object(spec.group, version, namespace, spec.plural, **kwargs)
-        else:
-            response = custom.list_cluster_custom_object(spec.group, version, spec.plural, **kwargs)
-        page = json.loads(response.data)
+        page = json.loads(list_call(**kwargs).data)
         yield page
         token = (page.get("metadata") or {}).get("continue")
         if not token:
