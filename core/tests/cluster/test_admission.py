@@ -11,7 +11,7 @@ from kubesim.errors import ApiError, Conflict, Forbidden, Invalid
 PC = "scheduling.k8s.io/v1"
 
 
-def _priority_class(name: str, value: int, **extra: Any) -> dict[str, Any]:
+def _priority_class(name: str, value: int | None, **extra: Any) -> dict[str, Any]:
     return {"apiVersion": PC, "kind": "PriorityClass", "metadata": {"name": name}, "value": value, **extra}
 
 
@@ -68,6 +68,14 @@ def test_global_default_priority_class(cluster: Cluster, build: Any) -> None:
     assert (spec["priority"], spec["priorityClassName"]) == (7, "default")
     with pytest.raises(Forbidden, match="PriorityClass default is already marked as default"):
         cluster.create(_priority_class("other", 8, globalDefault=True))
+
+
+def test_a_null_priority_class_value_is_zero(cluster: Cluster, build: Any) -> None:
+    # Go decodes `value: null` into PriorityClass.Value (int32) as 0 (found by the property tests)
+    cluster.create(_priority_class("nulled", None))
+    assert cluster.create(build.pod("p", priorityClassName="nulled"))["spec"]["priority"] == 0
+    cluster.create(_priority_class("fallback", None, globalDefault=True))
+    assert cluster.create(build.pod("q"))["spec"]["priority"] == 0
 
 
 def test_system_priority_classes_are_known(cluster: Cluster, build: Any) -> None:

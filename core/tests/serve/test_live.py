@@ -3,6 +3,7 @@ real cluster (a ReplicaSet's pods are created by the replicaset controller and b
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,3 +82,24 @@ def test_no_live_leaves_writes_alone(tmp_path: Path) -> None:
         apps.create_namespaced_replica_set("default", _replica_set(2), _request_timeout=20, _preload_content=False)
         time.sleep(1.0)  # time for live mode to act, were it on
         assert core.list_namespaced_pod("default", _request_timeout=20).items == []
+
+
+def test_kubectl_delete_of_a_running_pod_returns_at_once(live_server: KubesimServer, kubectl: str) -> None:
+    """A bound pod's graceful deletion ends in live mode: the clock jumps to its deletionTimestamp
+    (the kubelet removes it), so `kubectl delete` (which waits until the pod is gone) returns."""
+    api = config.new_client_from_config(config_file=str(live_server.kubeconfig))
+    core = client.CoreV1Api(api)
+    core.create_node(_node("node-a"), _request_timeout=20)
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"terminationGracePeriodSeconds": 45, "containers": [{"name": "c", "image": "x"}]}}
+    core.create_namespaced_pod("default", pod, _request_timeout=20)
+    deadline = time.monotonic() + WAIT
+    while core.read_namespaced_pod_status("p", "default", _request_timeout=20).status.phase != "Running":
+        assert time.monotonic() < deadline, "the pod did not start"
+        time.sleep(0.05)
+    started = time.monotonic()
+    done = subprocess.run([kubectl, "--kubeconfig", str(live_server.kubeconfig), "--request-timeout=20s",
+                           "delete", "pod", "p", "--timeout=20s"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and 'pod "p" deleted' in done.stdout, done.stderr
+    assert time.monotonic() - started < 10
+    assert core.list_namespaced_pod("default", _request_timeout=20).items == []

@@ -36,11 +36,16 @@ def _forbidden(name: str, message: str) -> Forbidden:
     return Forbidden(f'pods "{name}" is forbidden: {message}')
 
 
+def class_value(pc: dict[str, Any]) -> int:
+    """A PriorityClass's value; null or absent is 0, as Go decodes it into its int32 field."""
+    return int(pc.get("value") or 0)
+
+
 def _global_default(classes: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
     """The globalDefault class; the lowest value wins if several claim it (as upstream)."""
     best: dict[str, Any] | None = None
     for pc in classes:
-        if pc.get("globalDefault") and (best is None or pc.get("value", 0) < best.get("value", 0)):
+        if pc.get("globalDefault") and (best is None or class_value(pc) < class_value(best)):
             best = pc
     return best
 
@@ -70,13 +75,13 @@ def admit_pod_priority(
         if default is None:
             priority, policy = 0, DEFAULT_PREEMPTION_POLICY
         else:
-            priority = int(default.get("value", 0))
+            priority = class_value(default)
             policy = default.get("preemptionPolicy") or DEFAULT_PREEMPTION_POLICY
             spec["priorityClassName"] = default["metadata"]["name"]
     else:
         pc = lookup(class_name)
         if pc is not None:
-            priority = int(pc.get("value", 0))
+            priority = class_value(pc)
             policy = pc.get("preemptionPolicy") or DEFAULT_PREEMPTION_POLICY
         elif class_name in SYSTEM_PRIORITY_CLASSES:
             priority, policy = SYSTEM_PRIORITY_CLASSES[class_name], DEFAULT_PREEMPTION_POLICY

@@ -2,8 +2,9 @@
 
 Every response is JSON. Failures are metav1.Status objects with kube-apiserver's code and
 reason; an unexpected exception is logged and answered as a 500 Status, never a traceback.
-Cluster calls run in starlette's thread pool under ServerState.lock, so a long scenario
-step never blocks the event loop (watches keep streaming).
+Cluster calls run under ServerState.lock through ServerState.run: on the event loop when the
+lock is free, else in starlette's thread pool, so a long scenario step never blocks the event
+loop (watches keep streaming).
 """
 
 from __future__ import annotations

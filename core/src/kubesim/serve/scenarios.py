@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import datetime
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +26,7 @@ import structlog
 from kubesim.api import API_VERSION, KIND, Scenario, ScenarioPhase, ScenarioStep, StepPhase
 from kubesim.api.loader import parse_scenarios
 from kubesim.api.validation import validate_scenario
+from kubesim.clock import parse_time
 from kubesim.cluster import Cluster, WatchEvent
 from kubesim.cluster.admission import AdmissionRequest, AdmissionResponse
 from kubesim.controllers import Capabilities, Controller, Runtime
@@ -50,6 +52,8 @@ _YIELD_EVERY = 0.02
 """Seconds of engine work after which, between two MajorSteps, waiting requests get the lock."""
 _IDLE_POLL = 1.0
 """Seconds the idle thread sleeps when nothing wakes it (only a safety net: writes wake it)."""
+_MAX_JUMPS = 100
+"""Clock jumps to graceful deletions' ends in one live-mode settle, at most."""
 _GIVE_WAY_MAX = 0.05
 """Seconds live mode lets requests in before its next controller loop, at most."""
 _QUIET = 0.002
@@ -93,7 +97,10 @@ class LiveControllers:
     """The installed in-process controllers on the served cluster between scenarios (live mode).
 
     Every controller runs as a PreSimulationController: `settle` runs them round-robin until
-    none has work. The clock does not move. Their timeline is not kept (no scenario records it).
+    none has work. The clock moves only to finish graceful pod deletions: when the controllers
+    have settled and a deleted pod waits for its grace period, the clock jumps to its
+    deletionTimestamp (so `kubectl delete pod` returns at once, as if the kubelet were quick).
+    Their timeline is not kept (no scenario records it).
     """
 
     def __init__(self, cluster: Cluster, hooks: Hooks, options: EngineOptions,
@@ -103,6 +110,10 @@ class LiveControllers:
         self._admitters = cluster.admitters_mark()
         self._writes = 0
         self._objects = len(cluster.objects())  # then counted from the events, as the engine does
+        self._terminating: dict[tuple[str, str], str] = {
+            (p["metadata"].get("namespace") or "", p["metadata"]["name"]): p["metadata"]["deletionTimestamp"]
+            for p in cluster.list("v1", "Pod") if p["metadata"].get("deletionTimestamp")}
+        """Pods waiting for their grace period: (namespace, name) -> deletionTimestamp."""
         self._unwatch = cluster.watch(self._count)
         self._timeline = TimelineRecorder(lambda: ScenarioStep(0, 0))
         factories = hooks.controllers()
@@ -126,12 +137,32 @@ class LiveControllers:
     def _count(self, event: WatchEvent) -> None:
         self._writes += 1
         self._objects += (event.type == "ADDED") - (event.type == "DELETED")
+        obj = event.object
+        if obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1":
+            meta = obj["metadata"]
+            key = (meta.get("namespace") or "", meta["name"])
+            if event.type != "DELETED" and meta.get("deletionTimestamp"):
+                self._terminating[key] = meta["deletionTimestamp"]
+            else:
+                self._terminating.pop(key, None)
+
+    def _next_deletion(self) -> datetime | None:
+        """The earliest deletionTimestamp still ahead of the clock, if a pod waits for one."""
+        now = self.cluster.clock.now()
+        ahead = [t for t in map(parse_time, self._terminating.values()) if t > now]
+        return min(ahead) if ahead else None
 
     def settle(self) -> None:
-        """Run the controllers until none has work; failures are logged, never raised."""
+        """Run the controllers until none has work, moving the clock to graceful deletions'
+        ends (at most _MAX_JUMPS times); failures are logged, never raised."""
         try:
-            settle(self.controllers, changes=lambda: self._writes, limits=self.limits,
-                   objects=lambda: self._objects, run=self._run_once)
+            for _ in range(_MAX_JUMPS):
+                settle(self.controllers, changes=lambda: self._writes, limits=self.limits,
+                       objects=lambda: self._objects, run=self._run_once)
+                deadline = self._next_deletion()
+                if deadline is None:
+                    break
+                self.cluster.clock.advance_to(deadline)
         except NotSettled as exc:
             log.warning("live mode: controllers did not settle", message=exc.message)
         except Exception as exc:

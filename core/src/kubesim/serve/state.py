@@ -4,9 +4,9 @@ The cluster is single-threaded code: HTTP handlers and the scenario engine (its 
 take `ServerState.lock` around every call into it, so each request is one atomic step of the
 cluster, as in the in-process engine. A handler runs on the event loop when the lock is free
 (`ServerState.run`), else in starlette's thread pool, counted in `waiting` so that the live
-engine gives way to it (API requests first, as an API server never waits for its scheduler). Code that must wait
-for outside clients (an outside controller to settle) waits on `ServerState.changed`, which
-releases the lock while it waits and is notified after every write.
+engine gives way to it (API requests first, as an API server never waits for its scheduler).
+Code that must wait for outside clients (an outside controller to settle) waits on
+`ServerState.changed`, which releases the lock while it waits and is notified after every write.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from contextvars import ContextVar
 import threading
 import time
 from collections.abc import Callable, Iterator
-from starlette.concurrency import run_in_threadpool
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
 import attrs
+from starlette.concurrency import run_in_threadpool
 
 from kubesim.clock import Clock
 from kubesim.cluster import Cluster
@@ -67,11 +67,11 @@ class ServerState:
         self.hooks = hooks
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
+        """Notified (lock held) after every committed write: waiters wait on it, which releases the lock."""
         self._waiting = 0
         self._waiting_lock = threading.Lock()
         self.last_request = 0.0
-        """time.monotonic() of the last request that took the lock (live mode gives way while they come)."""
-        """Notified (lock held) after every committed write: waiters wait on it, which releases the lock."""
+        """time.monotonic() of the latest request for the lock (live mode gives way while they come)."""
         cluster.watch(lambda _event: self.changed.notify_all())
         self.event_log = EventLog(int(cluster.resource_version), event_log_capacity)
         """The watch cache: recent events for watches (call event_log.reset(rv) after cluster.reset())."""
