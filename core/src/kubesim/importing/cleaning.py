@@ -78,7 +78,8 @@ def _clean_metadata(meta: dict[str, Any], namespaced: bool) -> dict[str, Any]:
         out.pop("annotations", None)
     if not out.get("labels"):
         out.pop("labels", None)
-    return _copy(out)
+    cleaned: dict[str, Any] = _copy(out)
+    return cleaned
 
 
 def _status(obj: dict[str, Any], keep: tuple[str, ...]) -> dict[str, Any]:
@@ -121,7 +122,8 @@ def clean_object(obj: dict[str, Any], namespaced: bool) -> dict[str, Any]:
         _clean_job(out)
     if status:
         out["status"] = status
-    return _copy(out)
+    cleaned: dict[str, Any] = _copy(out)
+    return cleaned
 
 
 def _clean_job(job: dict[str, Any]) -> None:
