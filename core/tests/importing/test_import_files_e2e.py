@@ -114,6 +114,7 @@ def test_secrets_and_config_map_data_are_never_copied(run_kubesim: Any, tmp_path
         assert SECRET_VALUE not in text and CONFIG_VALUE not in text
     assert "kind: Secret" not in result.stdout and "kind: ConfigMap" not in result.stdout
     assert "skipped 1 Secret (not imported)" in result.stderr
+    assert "\x1b[" not in result.stderr  # no progress bar when stderr is not a terminal
 
 
 def test_imports_are_deterministic(run_kubesim: Any, tmp_path: Path) -> None:
@@ -125,6 +126,9 @@ def test_imports_are_deterministic(run_kubesim: Any, tmp_path: Path) -> None:
     assert _import(run_kubesim, "--from", "b.yaml").stdout == first  # the input's order does not matter
     _import(run_kubesim, "--from", "a.yaml", "-o", "out.json")
     assert json.loads((tmp_path / "out.json").read_text()) == yaml.safe_load(first)
+    named = yaml.safe_load(_import(run_kubesim, "--from", "a.yaml", "--name", "prod", "--no-done").stdout)
+    assert named["metadata"] == {"name": "prod"}
+    assert named["spec"]["operations"] == yaml.safe_load(first)["spec"]["operations"][:-1]
 
 
 def _workload_scenario() -> Obj:
