@@ -3,10 +3,9 @@
 What the API server owns is removed (uid, resourceVersion, managedFields, generation,
 creationTimestamp, selfLink, deletion marks, generated status); what scheduling depends on is
 kept (node allocatable, capacity, conditions, images; pod spec.nodeName and status.startTime;
-PodDisruptionBudget status). Follows what `kubectl get --export` removed before it was dropped
-(k8s.io/kubernetes pkg/registry/core/pod/strategy.go Export: status reset, nodeName kept) and
-what kube-scheduler-simulator's one-shot importer clears (simulator/oneshotimporter: uid,
-resourceVersion and ownerReferences, since the new cluster gives its own).
+PodDisruptionBudget status). The removed metadata are the fields ObjectMeta documents as
+"Populated by the system. Read-only." (k8s.io/apimachinery/pkg/apis/meta/v1/types.go), which
+a create request may not set or which the simulated cluster sets anew.
 """
 
 from __future__ import annotations
