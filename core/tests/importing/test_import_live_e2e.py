@@ -113,3 +113,15 @@ def test_unreachable_cluster_and_bad_kubeconfig(run_kubesim: Any, tmp_path: Path
     wrong = run_kubesim("import", "--kubeconfig", "kubeconfig", "--context", "nope")
     assert wrong.returncode == 2 and "error: kubeconfig kubeconfig:" in wrong.stderr, wrong.stderr
     assert "nope" in wrong.stderr
+
+
+def test_lists_are_read_page_by_page(tmp_path: Path, run_kubesim: Any) -> None:
+    with KubesimServer(tmp_path, "--no-live") as server:
+        api = config.new_client_from_config(config_file=str(server.kubeconfig))
+        core = client.CoreV1Api(api)
+        for i in range(510):  # more than a page (PAGE_SIZE 500)
+            core.create_node(node(f"node-{i:03}"), _request_timeout=TIMEOUT, _preload_content=False)
+        api.close()
+        objs = _imported(run_kubesim("import", "--kubeconfig", str(server.kubeconfig), "-o", "s.yaml"),
+                         tmp_path / "s.yaml")
+    assert [o["metadata"]["name"] for o in objs] == [f"node-{i:03}" for i in range(510)]
