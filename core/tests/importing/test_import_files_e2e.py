@@ -114,6 +114,7 @@ def test_secrets_and_config_map_data_are_never_copied(run_kubesim: Any, tmp_path
         assert SECRET_VALUE not in text and CONFIG_VALUE not in text
     assert "kind: Secret" not in result.stdout and "kind: ConfigMap" not in result.stdout
     assert "skipped 1 Secret (not imported)" in result.stderr
+    assert "\x1b[" not in result.stderr  # no progress bar when stderr is not a terminal
 
 
 def test_imports_are_deterministic(run_kubesim: Any, tmp_path: Path) -> None:
@@ -125,6 +126,9 @@ def test_imports_are_deterministic(run_kubesim: Any, tmp_path: Path) -> None:
     assert _import(run_kubesim, "--from", "b.yaml").stdout == first  # the input's order does not matter
     _import(run_kubesim, "--from", "a.yaml", "-o", "out.json")
     assert json.loads((tmp_path / "out.json").read_text()) == yaml.safe_load(first)
+    named = yaml.safe_load(_import(run_kubesim, "--from", "a.yaml", "--name", "prod", "--no-done").stdout)
+    assert named["metadata"] == {"name": "prod"}
+    assert named["spec"]["operations"] == yaml.safe_load(first)["spec"]["operations"][:-1]
 
 
 def _workload_scenario() -> Obj:
@@ -211,3 +215,75 @@ def test_bad_inputs_exit_2_naming_the_file(run_kubesim: Any, tmp_path: Path) -> 
         assert f"error: {message}" in result.stderr, (args, result.stderr)
         assert result.stdout == ""
     assert "1000" in run_kubesim("import", "--from", "big.yaml", "--max-bytes", "1000").stderr
+
+
+def _every_kind() -> list[Obj]:
+    """One object of every imported kind as a server lists it (owner uids, generated Job labels)."""
+    owner = {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "uid": "ds-uid", "controller": True}
+    template = {"metadata": {"labels": {"app": "agent"}}, "spec": {"containers": [{"name": "c", "image": "x"}]}}
+    job_labels = {"batch.kubernetes.io/controller-uid": "job-uid", "controller-uid": "job-uid", "job-name": "once"}
+    return [
+        {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast"},
+         "provisioner": "example.com/fast", "volumeBindingMode": "WaitForFirstConsumer"},
+        {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-1"},
+         "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "fast",
+                  "hostPath": {"path": "/data"},
+                  "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "default", "name": "data",
+                               "uid": "pvc-uid", "resourceVersion": "7"}},
+         "status": {"phase": "Bound"}},
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "default"},
+         "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+                  "storageClassName": "fast", "volumeName": "pv-1"},
+         "status": {"phase": "Bound", "capacity": {"storage": "1Gi"}}},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "node-1"},
+         "spec": {"drivers": [{"name": "example.com/fast", "nodeID": "node-1", "allocatable": {"count": 8}}]}},
+        node("node-1"),
+        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "agent", "namespace": "default"},
+         "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "agent"}}},
+         "status": {"currentHealthy": 1, "desiredHealthy": 0, "disruptionsAllowed": 1, "expectedPods": 1}},
+        {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "default", "uid": "ds-uid"},
+         "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": template},
+         "status": {"numberReady": 1}},
+        {**pod("agent-x7k2p", cpu="100m", node_name="node-1", labels={"app": "agent"}),
+         "metadata": {"name": "agent-x7k2p", "namespace": "default", "labels": {"app": "agent"},
+                      "ownerReferences": [owner]}},
+        {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "once", "namespace": "default", "labels": job_labels},
+         "spec": {"selector": {"matchLabels": {"batch.kubernetes.io/controller-uid": "job-uid"}},
+                  "template": {"metadata": {"labels": job_labels},
+                               "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "x"}]}}}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}},
+    ]
+
+
+def test_every_kind_is_cleaned_into_a_valid_scenario(run_kubesim: Any, tmp_path: Path) -> None:
+    (tmp_path / "all.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": _every_kind()}))
+    result = _import(run_kubesim, "--from", "all.yaml", "-o", "all-scenario.yaml")
+    assert "skipped 1 resource.k8s.io/v1 DeviceClass (not served by kubesim)" in result.stderr
+    objs = {o["createOperation"]["object"]["kind"]: o["createOperation"]["object"]
+            for o in _operations(tmp_path / "all-scenario.yaml") if "createOperation" in o}
+    assert list(objs) == ["StorageClass", "PersistentVolume", "Node", "CSINode", "PersistentVolumeClaim",
+                          "PodDisruptionBudget", "Pod", "Job", "DaemonSet"]
+    assert objs["PersistentVolume"]["spec"]["claimRef"] == {"kind": "PersistentVolumeClaim", "name": "data",
+                                                            "namespace": "default"}
+    assert objs["Pod"]["metadata"]["annotations"] == {"import.kubesim.io/owner": "DaemonSet/agent"}
+    assert "ownerReferences" not in objs["Pod"]["metadata"]
+    assert objs["PodDisruptionBudget"]["status"]["disruptionsAllowed"] == 1
+    assert "selector" not in objs["Job"]["spec"]
+    assert objs["Job"]["spec"]["template"]["metadata"]["labels"] == {"job-name": "once"}
+    assert "status" not in objs["DaemonSet"]
+    validated = run_kubesim("validate", "all-scenario.yaml")
+    assert validated.returncode == 0, validated.stderr
+
+
+def test_namespaces_used_but_not_listed_are_created(run_kubesim: Any, tmp_path: Path) -> None:
+    # an older kube-scheduler-simulator export has no "namespaces" list
+    export = {"nodes": [{"metadata": {"name": "node-1"}, "status": node("node-1")["status"]}],
+              "pods": [{"metadata": {"name": "p", "namespace": "team-b"},
+                        "spec": {"containers": [{"name": "c", "image": "x"}]}}]}
+    (tmp_path / "old-export.json").write_text(json.dumps(export))
+    _import(run_kubesim, "--from", "old-export.json", "-o", "s.yaml")
+    assert [op["id"] for op in _operations(tmp_path / "s.yaml")] == ["namespace/team-b", "node/node-1",
+                                                                     "pod/team-b/p", "done"]
+    replay = run_kubesim("run", "s.yaml", "-o", "r.json", "--export-cluster", "end.yaml")
+    assert replay.returncode == 0 and replay.phase == "Succeeded", replay.stderr
+    assert [o["spec"]["nodeName"] for o in replay.exported if o["kind"] == "Pod"] == ["node-1"]

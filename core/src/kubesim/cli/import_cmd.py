@@ -69,16 +69,20 @@ def import_command(hooks: Hooks) -> click.Command:
     @click.option("--from", "files", multiple=True, type=click.Path(dir_okay=False),
                   help="Read objects from FILE instead of a live cluster (repeatable): a kubectl List (yaml/json), "
                        "`kubesim run --export-cluster` output, a KWOK snapshot, a kube-scheduler-simulator export.")
-    @click.option("--kubeconfig", type=click.Path(dir_okay=False), help="The kubeconfig of the live cluster (default: $KUBECONFIG or ~/.kube/config).")
+    @click.option("--kubeconfig", type=click.Path(dir_okay=False),
+                  help="The kubeconfig of the live cluster (default: $KUBECONFIG or ~/.kube/config).")
     @click.option("--context", help="The kubeconfig context to use (default: its current-context).")
-    @click.option("-n", "--namespace", "namespaces", multiple=True, help="Import only this namespace's objects (repeatable; cluster-scoped objects are all imported).")
+    @click.option("-n", "--namespace", "namespaces", multiple=True,
+                  help="Import only this namespace's objects (repeatable; cluster-scoped objects are all imported).")
     @click.option("-l", "--selector", help="Label selector for namespaced objects (e.g. app=web,tier!=cache).")
-    @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the Scenario here (.json: JSON, else YAML; default: stdout).")
+    @click.option("-o", "--output", type=click.Path(dir_okay=False),
+                  help="Write the Scenario here (.json: JSON, else YAML; default: stdout).")
     @click.option("--name", default="imported", show_default=True, help="The Scenario's name.")
     @click.option("--workload-pods", type=click.Choice(WORKLOAD_POD_MODES), default="keep", show_default=True,
                   help="keep: pods of ReplicaSets and StatefulSets stay on their nodes (Deployments paused); "
                        "controller: they are left to the workload's controller to create and schedule anew.")
-    @click.option("--done/--no-done", default=True, show_default=True, help="End the scenario with a doneOperation at step 2.")
+    @click.option("--done/--no-done", default=True, show_default=True,
+                  help="End the scenario with a doneOperation at step 2.")
     @click.option("--max-bytes", type=click.IntRange(min=1), default=IMPORT_LIMITS.max_bytes, show_default=True,
                   help="The largest --from file read, in bytes.")
     @click.option("-q", "--quiet", count=True, help="No progress bar or summary on stderr.")
@@ -140,8 +144,9 @@ def import_command(hooks: Hooks) -> click.Command:
             ops = scenario["spec"]["operations"]
             kinds = Counter(op["createOperation"]["object"]["kind"] for op in ops if "createOperation" in op)
             pending = sum(1 for op in ops if op["step"] == 1)
-            click.echo(f"imported {sum(kinds.values())} objects ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}); "
-                       f"{pending} pending pods at step 1" + (f"; wrote {output}" if output else ""), err=True)
+            by_kind = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+            click.echo(f"imported {sum(kinds.values())} objects ({by_kind}); {pending} pending pods at step 1"
+                       + (f"; wrote {output}" if output else ""), err=True)
             for reason, n in sorted({**selection.skipped, **unserved}.items()):
                 click.echo(f"skipped {n} {reason}", err=True)
 

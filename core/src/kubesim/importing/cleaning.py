@@ -3,10 +3,9 @@
 What the API server owns is removed (uid, resourceVersion, managedFields, generation,
 creationTimestamp, selfLink, deletion marks, generated status); what scheduling depends on is
 kept (node allocatable, capacity, conditions, images; pod spec.nodeName and status.startTime;
-PodDisruptionBudget status). Follows what `kubectl get --export` removed before it was dropped
-(k8s.io/kubernetes pkg/registry/core/pod/strategy.go Export: status reset, nodeName kept) and
-what kube-scheduler-simulator's one-shot importer clears (simulator/oneshotimporter: uid,
-resourceVersion and ownerReferences, since the new cluster gives its own).
+PodDisruptionBudget status). The removed metadata are the fields ObjectMeta documents as
+"Populated by the system. Read-only." (k8s.io/apimachinery/pkg/apis/meta/v1/types.go), which
+a create request may not set or which the simulated cluster sets anew.
 """
 
 from __future__ import annotations
@@ -78,7 +77,8 @@ def _clean_metadata(meta: dict[str, Any], namespaced: bool) -> dict[str, Any]:
         out.pop("annotations", None)
     if not out.get("labels"):
         out.pop("labels", None)
-    return _copy(out)
+    cleaned: dict[str, Any] = _copy(out)
+    return cleaned
 
 
 def _status(obj: dict[str, Any], keep: tuple[str, ...]) -> dict[str, Any]:
@@ -121,7 +121,8 @@ def clean_object(obj: dict[str, Any], namespaced: bool) -> dict[str, Any]:
         _clean_job(out)
     if status:
         out["status"] = status
-    return _copy(out)
+    cleaned: dict[str, Any] = _copy(out)
+    return cleaned
 
 
 def _clean_job(job: dict[str, Any]) -> None:

@@ -16,8 +16,8 @@ from typing import Any
 from .kinds import IMPORTED_KINDS, KindSpec
 from .selection import select_objects
 
-__all__ = ["KubeconfigError", "LiveImportError", "MAX_LIVE_OBJECTS", "PAGE_SIZE", "REQUEST_TIMEOUT", "objects_from_cluster",
-           "read_cluster"]
+__all__ = ["KubeconfigError", "LiveImportError", "MAX_LIVE_OBJECTS", "PAGE_SIZE", "REQUEST_TIMEOUT",
+           "objects_from_cluster", "read_cluster"]
 
 PAGE_SIZE = 500
 REQUEST_TIMEOUT = 60.0
@@ -43,7 +43,8 @@ def _connect(kubeconfig: str | None, context: str | None) -> Any:
     from kubernetes.config.config_exception import ConfigException
 
     try:
-        return config.new_client_from_config(config_file=kubeconfig, context=context, persist_config=False)
+        connect: Any = config.new_client_from_config  # untyped in some client versions, typed in others
+        return connect(config_file=kubeconfig, context=context, persist_config=False)
     except ConfigException as exc:
         raise KubeconfigError(f"kubeconfig {kubeconfig or '(default)'}: {exc}") from None
     except OSError as exc:
@@ -54,7 +55,7 @@ def _served_versions(client: Any) -> dict[str, list[str]]:
     """Group name -> served versions, preferred first (GET /apis)."""
     from kubernetes import client as k8s
 
-    response = k8s.ApisApi(client).get_api_versions(_preload_content=False, _request_timeout=REQUEST_TIMEOUT)
+    response: Any = k8s.ApisApi(client).get_api_versions(_preload_content=False, _request_timeout=REQUEST_TIMEOUT)
     groups = json.loads(response.data).get("groups") or []
     out: dict[str, list[str]] = {"": ["v1"]}
     for group in groups:

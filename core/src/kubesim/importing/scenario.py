@@ -13,7 +13,8 @@ from typing import Any
 from kubesim.api import API_VERSION, KIND
 
 from .cleaning import PAUSED_ANNOTATION, owner_of
-from .selection import select_objects
+from .kinds import DEFAULT_NAMESPACES
+from .selection import object_key, select_objects
 
 __all__ = ["WORKLOAD_POD_MODES", "scenario_from_objects"]
 
@@ -38,6 +39,16 @@ def _left_to_controller(obj: dict[str, Any], imported: set[tuple[str, str, str]]
     return (owner[0], obj["metadata"].get("namespace") or "", owner[1]) in imported
 
 
+def _with_namespaces(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`objects` with a Namespace for every namespace they use that neither they nor kubesim
+    create (a kube-scheduler-simulator export before v0.3 has no namespaces, a --selector may
+    leave them out), so that nothing is refused by NamespaceLifecycle admission."""
+    have = {o["metadata"]["name"] for o in objects if o["kind"] == "Namespace"} | set(DEFAULT_NAMESPACES)
+    used = {o["metadata"]["namespace"] for o in objects if o["metadata"].get("namespace")}
+    missing = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in sorted(used - have)]
+    return sorted(objects + missing, key=object_key) if missing else objects
+
+
 def scenario_from_objects(objects: Iterable[dict[str, Any]], name: str = "imported", workload_pods: str = "keep",
                           done: bool = True, bound_step: int = 0, pending_step: int = 1) -> dict[str, Any]:
     """A Scenario document (dict) that creates `objects` (raw or cleaned).
@@ -49,7 +60,7 @@ def scenario_from_objects(objects: Iterable[dict[str, Any]], name: str = "import
     """
     if workload_pods not in WORKLOAD_POD_MODES:
         raise ValueError(f"workload_pods must be one of {', '.join(WORKLOAD_POD_MODES)}, not {workload_pods!r}")
-    selected = select_objects(objects).objects
+    selected = _with_namespaces(select_objects(objects).objects)
     imported = {(o["kind"], o["metadata"].get("namespace") or "", o["metadata"]["name"]) for o in selected}
     ops: list[dict[str, Any]] = []
     pending: list[dict[str, Any]] = []
@@ -59,7 +70,7 @@ def scenario_from_objects(objects: Iterable[dict[str, Any]], name: str = "import
         if _left_to_controller(obj, imported) and (workload_pods == "controller" or not bound):
             continue
         if kind == "Deployment" and workload_pods == "keep" and not (obj.get("spec") or {}).get("paused"):
-            obj["spec"]["paused"] = True
+            obj.setdefault("spec", {})["paused"] = True
             obj["metadata"].setdefault("annotations", {})[PAUSED_ANNOTATION] = "true"
         if bound:
             ops.append(_op(obj, bound_step))
