@@ -80,8 +80,14 @@ def record_command(hooks: Hooks) -> click.Command:
         stop = threading.Event()
         code = 0
         try:
+            def started(objects: int) -> None:
+                if quiet == 0:
+                    click.echo(f"recording: {objects} objects at the start; watching for {duration} "
+                               f"(Ctrl-C ends it early)", err=True)
+
             recording = record_cluster(kubeconfig, context, namespaces, selector or None, duration.total_seconds(),
-                                       step_duration.total_seconds(), max_changes, stop=stop, keep=_served(hooks))
+                                       step_duration.total_seconds(), max_changes, stop=stop, keep=_served(hooks),
+                                       started=started)
         except KeyboardInterrupt:  # Ctrl-C: the recording so far is not available here; nothing to keep
             fail("interrupted before the recording started", EXIT_FAILED)
         except RecordingStopped as exc:

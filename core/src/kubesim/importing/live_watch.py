@@ -146,9 +146,11 @@ def _list(client: Any, spec: KindSpec, version: str, namespace: str | None,
 def record_cluster(kubeconfig: str | None, context: str | None, namespaces: Sequence[str], selector: str | None,
                    seconds: float, step_seconds: float, max_changes: int = MAX_CHANGES,
                    clock: Clock = time.monotonic, stop: threading.Event | None = None,
-                   keep: Callable[[dict[str, Any]], bool] = lambda _obj: True) -> Recording:
-    """Record the cluster for `seconds` (or until `stop` is set). RecordingStopped (with the
-    recording in `.recording`) when a limit or a failed watch ends it early."""
+                   keep: Callable[[dict[str, Any]], bool] = lambda _obj: True,
+                   started: Callable[[int], None] = lambda _objects: None) -> Recording:
+    """Record the cluster for `seconds` (or until `stop` is set); `started(n)` is called once
+    the n initial objects are read and the watches run. RecordingStopped (with the recording
+    in `.recording`) when a limit or a failed watch ends it early."""
     from kubernetes.client.exceptions import ApiException
     from urllib3.exceptions import HTTPError
 
@@ -176,6 +178,7 @@ def record_cluster(kubeconfig: str | None, context: str | None, namespaces: Sequ
         recording = Recording(initial, step_seconds, keep)
         for watch in watches:
             watch.start()
+        started(len(recording.initial))
         deadline = start + seconds
         try:
             _collect(recording, events, stop, deadline, max_changes, clock)

@@ -12,6 +12,7 @@ ReplicaSets of Deployments, and the pods' status (the kubelet's).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -175,6 +176,7 @@ class Recording:
                                     bound_step=0, pending_step=0)
         ops: list[dict[str, Any]] = doc["spec"]["operations"]
         ops.extend(self._ops)
-        final = max([o["step"] for o in ops] + [self._step(self.seconds)])
+        covered = max(1, math.ceil(self.seconds / self.step_seconds))  # the steps the recording's time spans
+        final = max([o["step"] for o in ops] + [covered])
         ops.append({"id": "done", "step": final + 1, "doneOperation": {}})
         return doc
