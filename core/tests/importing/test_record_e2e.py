@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -102,3 +103,29 @@ def test_record_a_live_cluster_and_replay_it(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert '"during"' in result.read_text()
+
+
+def test_an_interrupted_recording_keeps_what_it_recorded(tmp_path: Path) -> None:
+    (tmp_path / "server").mkdir()
+    with KubesimServer(tmp_path / "server") as server:
+        core = client.CoreV1Api(config.new_client_from_config(config_file=str(server.kubeconfig)))
+        core.create_node(_node("n1"), _request_timeout=20)
+        out = tmp_path / "recorded.yaml"
+        recorder = subprocess.Popen(
+            [str(kubesim_command()), "record", "--kubeconfig", str(server.kubeconfig), "--duration", "10m",
+             "-o", str(out)], stderr=subprocess.PIPE, text=True)
+        try:
+            assert recorder.stderr is not None
+            assert recorder.stderr.readline().startswith("recording: ")
+            core.create_namespaced_pod("default", _pod("during"), _request_timeout=20)
+            _wait_bound(core, "during")
+            time.sleep(0.5)  # the event reaches the recorder
+            recorder.send_signal(signal.SIGINT)
+            rest = recorder.stderr.read()
+            assert recorder.wait(timeout=WAIT) == 1, rest
+        finally:
+            if recorder.poll() is None:
+                recorder.kill()
+    assert "the recording was interrupted" in rest and "Traceback" not in rest, rest
+    ops = _ops(yaml.safe_load(out.read_text()))
+    assert (1, "createOperation", "Pod", "during") in ops and ops[-1][1] == "doneOperation", ops
