@@ -1,4 +1,4 @@
-"""The `kubesim` command: run, validate and plugins.
+"""The `kubesim` command: run, validate, plugins, report, compare, serve and import.
 
 Exit codes: 0 when every scenario ended Succeeded or Paused, 1 when one Failed (its
 result is still written) or an output could not be written, 2 for invalid input (nothing
@@ -23,6 +23,8 @@ from rich.table import Table
 
 from kubesim.api import Scenario, ScenarioPhase
 from kubesim.cli.compare import compare_command
+from kubesim.cli.import_cmd import import_command
+from kubesim.cli.record_cmd import record_command
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
@@ -229,6 +231,8 @@ def build_cli(hooks: Hooks) -> click.Group:
     cli.add_command(report_command(hooks))
     cli.add_command(compare_command(hooks))
     cli.add_command(serve_command(hooks))
+    cli.add_command(import_command(hooks))
+    cli.add_command(record_command(hooks))
     return cli
 
 
