@@ -22,6 +22,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kubesim.api import Scenario, ScenarioPhase
+from kubesim.cli.capacity import capacity_command
 from kubesim.cli.compare import compare_command
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, dump, write_atomic
@@ -229,6 +230,7 @@ def build_cli(hooks: Hooks) -> click.Group:
     cli.add_command(report_command(hooks))
     cli.add_command(compare_command(hooks))
     cli.add_command(serve_command(hooks))
+    cli.add_command(capacity_command(hooks))
     return cli
 
 
