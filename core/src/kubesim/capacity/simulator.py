@@ -35,8 +35,8 @@ class SchedulingSimulator(Protocol):
     def add_pod(self, pod: Mapping[str, Any]) -> None:
         """Account a bound pod (spec.nodeName set) on its node."""
 
-    def remove_pod(self, key: str) -> None:
-        """Forget the pod `namespace/name`."""
+    def remove_pod(self, pod: Mapping[str, Any]) -> None:
+        """Forget `pod` (the scheduler's own key: its uid, else namespace/name)."""
 
     def schedule(self, pod: Mapping[str, Any]) -> Placement:
         """Run one scheduling attempt for `pod` (no preemption); bound pods stay accounted."""

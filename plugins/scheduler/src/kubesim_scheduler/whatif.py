@@ -78,8 +78,8 @@ class WhatIfScheduler:
             return
         self.scheduler.add_pod(pod)
 
-    def remove_pod(self, key: str) -> None:
-        self.scheduler.remove_pod(key)
+    def remove_pod(self, pod: Mapping[str, Any]) -> None:
+        self.scheduler.remove_pod(pod_key(pod))
 
     def schedule(self, pod: Mapping[str, Any]) -> Placement:
         key = pod_key(pod)
