@@ -16,13 +16,16 @@ from typing import Any
 
 import attrs
 
-from kubesim.capacity.copies import place_all, pod_key
+from kubesim.capacity.copies import place_all, pod_key, queue_order
 from kubesim.capacity.simulator import Placement, SchedulingSimulator
 
 __all__ = ["AdditionReport", "MAX_NODES", "nodes_to_add", "template_nodes"]
 
 MAX_NODES = 1000
 """Template nodes tried at most when --max-nodes is not given."""
+
+MAX_EXPLAINED = 20
+"""Pods left pending whose reason is given (each reason is one more scheduling attempt)."""
 
 Factory = Callable[[Sequence[Mapping[str, Any]]], SchedulingSimulator]
 
@@ -42,7 +45,8 @@ class AdditionReport:
     placements: tuple[tuple[str, str], ...]
     """(pod, node) in the answer's simulation"""
     unschedulable: tuple[tuple[str, str], ...]
-    """(pod, reason) when no number suffices: pods no template node takes, or those left at the bound"""
+    """(pod, reason) when no number suffices: pods no template node takes, or those left at the
+    bound (the reason of the first MAX_EXPLAINED of those only; "" for the others)"""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -80,6 +84,19 @@ def _without_nodes(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, An
     return [o for o in objects if not (o.get("apiVersion") == "v1" and o.get("kind") in ("Node", "Pod"))]
 
 
+def _explain(sim: SchedulingSimulator, pods: Sequence[Mapping[str, Any]],
+             placed: Mapping[str, Placement]) -> list[tuple[str, str]]:
+    """The pods left pending at the bound, the first MAX_EXPLAINED with the scheduler's reason
+    (each tried once more on the simulation's final state), the others with none."""
+    out = []
+    for pod in queue_order(pods):
+        key = pod_key(pod)
+        if placed[key].node is None:
+            reason = sim.schedule(pod).message if len(out) < MAX_EXPLAINED else ""
+            out.append((key, reason))
+    return sorted(out)
+
+
 def nodes_to_add(make: Factory, objects: Sequence[Mapping[str, Any]], template: Mapping[str, Any],
                  pods: Sequence[Mapping[str, Any]], max_nodes: int = MAX_NODES) -> AdditionReport:
     """Search the fewest template nodes so that all `pods` schedule (see the module docstring)."""
@@ -95,10 +112,13 @@ def nodes_to_add(make: Factory, objects: Sequence[Mapping[str, Any]], template: 
                               tuple(sorted((p, str(pl.node)) for p, pl in placed.items() if pl.node)),
                               tuple(unschedulable))
 
+    last: list[SchedulingSimulator] = []
+
     def left(k: int) -> int:
         if k not in results:
             sim = make([*objects, *template_nodes(template, k, taken)])
             results[k] = place_all(sim, pods)
+            last[:] = [sim]
             trials.append((k, sum(1 for p in results[k].values() if p.node is None)))
         return sum(1 for p in results[k].values() if p.node is None)
 
@@ -117,8 +137,7 @@ def nodes_to_add(make: Factory, objects: Sequence[Mapping[str, Any]], template: 
     lo, hi = 0, 1
     while left(hi) > 0:
         if hi >= bound:
-            pending = sorted((p, pl.message) for p, pl in results[hi].items() if pl.node is None)
-            return report(None, pending)
+            return report(None, _explain(last[0], pods, results[hi]))
         lo, hi = hi, min(hi * 2, bound)
     while hi - lo > 1:
         mid = (lo + hi) // 2

@@ -3,7 +3,6 @@ placing a group of pods the way the scheduler's queue retries them."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -31,12 +30,15 @@ def pod_copies(template: Mapping[str, Any], taken: set[str], prefix: str = "") -
         i += 1
         if f"{namespace}/{name}" in taken:
             continue
-        pod = copy.deepcopy(dict(template))
-        pmeta = pod.setdefault("metadata", {})
-        pmeta.pop("generateName", None)
+        # copies share the template's deeper parts (containers, affinity ...): nothing writes
+        # them; each gets its own metadata and spec mappings (a bind replaces spec)
+        pmeta = {k: v for k, v in meta.items() if k not in ("generateName", "resourceVersion")}
         pmeta.update(name=name, namespace=namespace, uid=f"kubesim-capacity-{prefix}{i - 1}")
-        pod.setdefault("spec", {}).pop("nodeName", None)
-        yield pod
+        for field in ("labels", "annotations"):
+            if isinstance(pmeta.get(field), dict):
+                pmeta[field] = dict(pmeta[field])
+        spec = {k: v for k, v in (template.get("spec") or {}).items() if k != "nodeName"}
+        yield {**template, "metadata": pmeta, "spec": spec}
 
 
 def _priority(pod: Mapping[str, Any]) -> int:
@@ -68,16 +70,17 @@ def pending_pods(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]
     return queue_order(out)
 
 
-def place_all(sim: SchedulingSimulator, pods: Sequence[Mapping[str, Any]]) -> dict[str, Placement]:
+def place_all(sim: SchedulingSimulator, pods: Sequence[Mapping[str, Any]], explain: bool = False) -> dict[str, Placement]:
     """Schedule `pods` in queue order; the ones that fail are tried again after every pass
     that bound something (a bind is the cluster event that requeues them), until a pass binds
-    nothing: at most len(pods) passes. Returns each pod's last placement by namespace/name."""
+    nothing: at most len(pods) passes. Returns each pod's last placement by namespace/name
+    (without `explain`, PostFilter is not run: see SchedulingSimulator.schedule)."""
     out: dict[str, Placement] = {}
     todo = queue_order(pods)
     while todo:
         failed = []
         for pod in todo:
-            placement = sim.schedule(pod)
+            placement = sim.schedule(pod, explain)
             out[pod_key(pod)] = placement
             if placement.node is None:
                 failed.append(pod)

@@ -92,9 +92,10 @@ def find_removable_nodes(sim: SchedulingSimulator, objects: Sequence[Mapping[str
         moved: list[tuple[str, str]] = []
         failure = None
         for pod in queue_order(plan.to_move):
-            placement = sim.schedule(_unbound(pod))
+            placement = sim.schedule(_unbound(pod), explain=False)
             if placement.node is None:
-                failure = f"NoPlaceToMovePods: {pod_key(pod)}: {placement.message}"
+                reason = sim.schedule(_unbound(pod)).message  # the same state: the scheduler's reason
+                failure = f"NoPlaceToMovePods: {pod_key(pod)}: {reason}"
                 break
             moved.append((pod_key(pod), placement.node))
         if failure is None:

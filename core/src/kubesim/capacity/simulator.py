@@ -38,8 +38,11 @@ class SchedulingSimulator(Protocol):
     def remove_pod(self, pod: Mapping[str, Any]) -> None:
         """Forget `pod` (the scheduler's own key: its uid, else namespace/name)."""
 
-    def schedule(self, pod: Mapping[str, Any]) -> Placement:
-        """Run one scheduling attempt for `pod` (no preemption); bound pods stay accounted."""
+    def schedule(self, pod: Mapping[str, Any], explain: bool = True) -> Placement:
+        """Run one scheduling attempt for `pod`; a bound pod stays accounted. Victims are never
+        evicted, so PostFilter (preemption) changes no outcome: with explain=False it is not
+        run and a failure's message is left empty (building it reads every node's status);
+        schedule the pod again with explain=True, in the same state, for the reason."""
 
     def node_names(self) -> list[str]:
         """The nodes, in the scheduler's order."""

@@ -42,7 +42,9 @@ class WhatIfScheduler:
             patch_nominated_node=lambda pod, node: None,
             percentage_of_nodes_to_score=settings.percentage_of_nodes_to_score,
             extenders=build_extenders(settings.config.extenders, extenders),
-            detail="none",
+            # every attempt is dropped at once; "all" trims nothing, so a failure's FitError
+            # text is read from the attempt (lazily, only for failures)
+            detail="all",
         )
         pods = []
         for obj in objects:
@@ -81,13 +83,28 @@ class WhatIfScheduler:
     def remove_pod(self, pod: Mapping[str, Any]) -> None:
         self.scheduler.remove_pod(pod_key(pod))
 
-    def schedule(self, pod: Mapping[str, Any]) -> Placement:
+    def schedule(self, pod: Mapping[str, Any], explain: bool = True) -> Placement:
         key = pod_key(pod)
         self.scheduler.add_pod(pod)
-        attempt = self.scheduler.schedule_one()
+        if explain:
+            attempt = self.scheduler.schedule_one()
+        else:
+            # PostFilter only explains here (victims are never evicted) and its dry run over
+            # every node is most of a failed attempt's cost
+            saved = {name: fw.post_filter_plugins for name, fw in self.scheduler.frameworks.items()}
+            try:
+                for fw in self.scheduler.frameworks.values():
+                    fw.post_filter_plugins = []
+                attempt = self.scheduler.schedule_one()
+            finally:
+                for name, fw in self.scheduler.frameworks.items():
+                    fw.post_filter_plugins = saved[name]
         if attempt is not None and attempt.bound and attempt.node is not None:
             return Placement(attempt.node)
-        message = attempt.message() if attempt is not None else "the pod was not handed out by the scheduling queue"
+        if attempt is None:
+            message = "the pod was not handed out by the scheduling queue"
+        else:
+            message = attempt.message() if explain else ""
         self.scheduler.remove_pod(key)
         return Placement(None, message)
 
