@@ -88,7 +88,7 @@ def _explain(sim: SchedulingSimulator, pods: Sequence[Mapping[str, Any]],
              placed: Mapping[str, Placement]) -> list[tuple[str, str]]:
     """The pods left pending at the bound, the first MAX_EXPLAINED with the scheduler's reason
     (each tried once more on the simulation's final state), the others with none."""
-    out = []
+    out: list[tuple[str, str]] = []
     for pod in queue_order(pods):
         key = pod_key(pod)
         if placed[key].node is None:
