@@ -58,3 +58,25 @@ def test_max_must_be_positive(run_kubesim: RunKubesim, cluster: Path, tmp_path: 
 
 def test_no_question(run_kubesim: RunKubesim, cluster: Path) -> None:
     assert "error: give a question" in _bad(run_kubesim)
+
+
+def test_template_that_is_not_a_node(run_kubesim: RunKubesim, cluster: Path, tmp_path: Path) -> None:
+    write(tmp_path / "node.json", pod("web"))
+    err = _bad(run_kubesim, "--add-nodes", "node.json")
+    assert "error: node.json: kind: expected apiVersion v1 and kind Node, got 'v1' 'Pod'" in err
+
+
+def test_template_without_allocatable(run_kubesim: RunKubesim, cluster: Path, tmp_path: Path) -> None:
+    write(tmp_path / "node.json", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "t"}})
+    err = _bad(run_kubesim, "--add-nodes", "node.json")
+    assert "error: node.json: status.allocatable: required: the template's cpu, memory and pods" in err
+
+
+def test_count_zero_and_mixed_questions(run_kubesim: RunKubesim, cluster: Path, tmp_path: Path) -> None:
+    write(tmp_path / "node.json", node("t"))
+    write(tmp_path / "pod.json", pod("web"))
+    err = _bad(run_kubesim, "--add-nodes", "node.json", "--pod", "pod.json", "--count", "0")
+    assert "Invalid value for '--count': 0 is not in the range x>=1." in err
+    err = _bad(run_kubesim, "--remove-nodes", "--pod", "pod.json")
+    assert "error: --remove-nodes is a question of its own: drop --pod and --add-nodes" in err
+    assert "error: --count goes with --add-nodes" in _bad(run_kubesim, "--pod", "pod.json", "--count", "2")

@@ -116,3 +116,13 @@ def test_remove_nodes_drain_rules(run_kubesim: RunKubesim, tmp_path: Path) -> No
         "big": "NoPlaceToMovePods: default/filler: 0/3 nodes are available: 3 Insufficient cpu. preemption: "
                "0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
     }
+
+
+def test_node_answers_are_byte_identical_run_to_run(run_kubesim: RunKubesim, tmp_path: Path) -> None:
+    items = [node("n1", cpu="2"), node("n2", cpu="2"), *(pod(f"p{i}", cpu="1500m") for i in range(3)),
+             {**pod("b", cpu="1", node_name="n2"), "metadata": {"name": "b", "namespace": "default", "ownerReferences": OWNER}}]
+    write_list(tmp_path / "cluster.json", items)
+    write(tmp_path / "node.json", {**node("x", cpu="2"), "metadata": {"name": "new"}})
+    for question in (["--add-nodes", "node.json"], ["--remove-nodes"]):
+        runs = [run_kubesim("capacity", "--cluster", "cluster.json", *question, "-o", "json") for _ in range(2)]
+        assert runs[0].returncode == 0 and runs[0].stdout == runs[1].stdout and runs[0].stdout.startswith("{")
