@@ -123,3 +123,32 @@ def test_a_scenario_file_is_the_cluster_it_leaves(run_kubesim: RunKubesim, tmp_p
     assert run.returncode == 0, run.stderr
     # busy (3 cpu) fits only n1: 1 cpu left there -> 2 copies, n2 -> 4
     assert _distribution(json.loads(run.stdout)) == {"n1": 2, "n2": 4}
+
+
+def test_the_users_scheduler_configuration_decides(run_kubesim: RunKubesim, tmp_path: Path) -> None:
+    # with TaintToleration's filter disabled the tainted n1 (4 cpu -> 8 copies) takes copies too
+    taint = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
+    (tmp_path / "sched.yaml").write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+        "- schedulerName: default-scheduler\n  plugins:\n    filter:\n      disabled: [{name: TaintToleration}]\n")
+    answer = _answer(run_kubesim, tmp_path, [node("n1", cpu="4", taints=[taint]), node("n2", cpu="2")], pod("web"),
+                     "--scheduler-config", "sched.yaml")
+    assert _distribution(answer) == {"n1": 8, "n2": 4}
+
+
+def test_same_count_as_kubesim_run_binds(run_kubesim: RunKubesim, tmp_path: Path) -> None:
+    # 14 copies created at once in a scenario: the scheduler binds as many as capacity says fit
+    nodes = [node("n1", cpu="4"), node("n2", cpu="2")]
+    answer = _answer(run_kubesim, tmp_path, nodes, pod("web"))
+    ops = [{"step": 0, "createOperation": {"object": o}} for o in nodes]
+    ops += [{"step": 1, "createOperation": {"object": pod(f"web-{i}")}} for i in range(14)]
+    ops.append({"step": 2, "doneOperation": {}})
+    write(tmp_path / "scenario.json", {
+        "apiVersion": "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "kind": "Scenario",
+        "metadata": {"name": "c"}, "spec": {"controllers": {"simulationControllers": {
+            "enabled": [{"name": "scheduler"}]}}, "operations": ops}})
+    run = run_kubesim("run", "scenario.json", "--export-cluster", "final.json")
+    assert run.returncode == 0, run.stderr
+    final = json.loads((tmp_path / "final.json").read_text())
+    bound = [o for o in final["items"] if o["kind"] == "Pod" and o["spec"].get("nodeName")]
+    assert answer["replicas"] == len(bound) == 12
