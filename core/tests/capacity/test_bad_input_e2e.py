@@ -80,3 +80,10 @@ def test_count_zero_and_mixed_questions(run_kubesim: RunKubesim, cluster: Path, 
     err = _bad(run_kubesim, "--remove-nodes", "--pod", "pod.json")
     assert "error: --remove-nodes is a question of its own: drop --pod and --add-nodes" in err
     assert "error: --count goes with --add-nodes" in _bad(run_kubesim, "--pod", "pod.json", "--count", "2")
+
+
+def test_cluster_file_without_objects(run_kubesim: RunKubesim, tmp_path: Path) -> None:
+    write(tmp_path / "pod.json", pod("web"))
+    write(tmp_path / "cluster.json", {"apiVersion": "v1", "kind": "List", "items": [{"name": "n1"}]})
+    err = _bad(run_kubesim, "--pod", "pod.json")
+    assert "error: cluster.json: [document 0].items[0]: expected a Kubernetes object (apiVersion and kind) or a List" in err

@@ -36,12 +36,14 @@ def objects_from_files(paths: Sequence[str]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for path in paths:
         for i, doc in enumerate(_documents(path, "objects")):
-            items = doc.get("items") if doc.get("kind") == "List" else [doc]
+            is_list = doc.get("kind") == "List"
+            items = doc.get("items") if is_list else [doc]
             if not isinstance(items, list):
-                raise InvalidInput([Problem(f"[{i}].items", "expected a list of objects", path)])
+                raise InvalidInput([Problem(f"[document {i}].items", "expected a list of objects", path)])
             for j, item in enumerate(items):
                 if not isinstance(item, dict) or not item.get("kind") or not item.get("apiVersion"):
-                    raise InvalidInput([Problem(f"[{i}].items[{j}]", "expected an object with apiVersion and kind", path)])
+                    where = f"[document {i}].items[{j}]" if is_list else f"[document {i}]"
+                    raise InvalidInput([Problem(where, "expected a Kubernetes object (apiVersion and kind) or a List", path)])
                 out.append(item)
     return out
 
