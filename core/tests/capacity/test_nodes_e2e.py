@@ -126,3 +126,27 @@ def test_node_answers_are_byte_identical_run_to_run(run_kubesim: RunKubesim, tmp
     for question in (["--add-nodes", "node.json"], ["--remove-nodes"]):
         runs = [run_kubesim("capacity", "--cluster", "cluster.json", *question, "-o", "json") for _ in range(2)]
         assert runs[0].returncode == 0 and runs[0].stdout == runs[1].stdout and runs[0].stdout.startswith("{")
+
+
+def test_remove_nodes_spends_the_pdb_budget(run_kubesim: RunKubesim, tmp_path: Path) -> None:
+    # the PDB allows 1 disruption: n-a's guarded pod moves (budget now 0), n-b's cannot.
+    # n-c (8 cpu, 64Gi) is least utilised (100m/8 = 1.25%, 1Gi/64Gi = 1.6%) but holds a pod
+    # with no controller; n-a and n-b tie at 12.5% (memory) and go by name.
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "guard", "namespace": "default"},
+           "spec": {"selector": {"matchLabels": {"app": "g"}}, "maxUnavailable": 1},
+           "status": {"disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1, "expectedPods": 2}}
+
+    def guarded(name: str, where: str) -> dict[str, Any]:
+        p = pod(name, cpu="100m", node_name=where, labels={"app": "g"})
+        p["metadata"]["ownerReferences"] = OWNER
+        return p
+
+    items = [node("n-a"), node("n-b"), node("n-c", cpu="8", memory="64Gi"), pdb,
+             guarded("g1", "n-a"), guarded("g2", "n-b"), pod("lonely", cpu="100m", node_name="n-c")]
+    write_list(tmp_path / "cluster.json", items)
+    answer = _json(run_kubesim, "--remove-nodes")
+    assert [(n["nodeName"], n["podsMoved"]) for n in answer["removableNodes"]] == [
+        ("n-a", [{"pod": "default/g1", "toNode": "n-c"}])]
+    assert [(n["nodeName"], n["reason"]) for n in answer["unremovableNodes"]] == [
+        ("n-c", "NotReplicated: default/lonely is not replicated"),
+        ("n-b", "NotEnoughPdb: not enough pod disruption budget to move default/g2")]
