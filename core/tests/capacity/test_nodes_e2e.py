@@ -150,3 +150,24 @@ def test_remove_nodes_spends_the_pdb_budget(run_kubesim: RunKubesim, tmp_path: P
     assert [(n["nodeName"], n["reason"]) for n in answer["unremovableNodes"]] == [
         ("n-c", "NotReplicated: default/lonely is not replicated"),
         ("n-b", "NotEnoughPdb: not enough pod disruption budget to move default/g2")]
+
+
+def test_add_nodes_counts_daemonset_pods_on_new_nodes(run_kubesim: RunKubesim, tmp_path: Path) -> None:
+    # n1 (1 cpu) takes one of four pending 1-cpu pods; a DaemonSet asking 1 cpu leaves each 2-cpu
+    # template node 1 cpu, so the other three need 3 new nodes (without it 2 would do); a
+    # DaemonSet whose nodeSelector the template does not match adds nothing
+    def daemonset(name: str, cpu: str, **spec: Any) -> dict[str, Any]:
+        return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": name, "namespace": "default"},
+                "spec": {"selector": {"matchLabels": {"ds": name}}, "template": {
+                    "metadata": {"labels": {"ds": name}},
+                    "spec": {"containers": [{"name": "c", "image": "agent",
+                                             "resources": {"requests": {"cpu": cpu, "memory": "10Mi"}}}], **spec}}}}
+
+    items = [node("n1", cpu="1", memory="1Gi"), daemonset("agent", "1"),
+             daemonset("gpu-agent", "1", nodeSelector={"gpu": "yes"}),
+             *(pod(f"p{i}", cpu="1", memory="100Mi") for i in range(4))]
+    write_list(tmp_path / "cluster.json", items)
+    write(tmp_path / "node.json", {**node("x", cpu="2"), "metadata": {"name": "new"}})
+    answer = _json(run_kubesim, "--add-nodes", "node.json")
+    assert answer["nodesToAdd"] == 3
+    assert {p["nodeName"] for p in answer["placements"]} == {"n1", "new-0", "new-1", "new-2"}

@@ -6,6 +6,8 @@ search assumes more nodes never place fewer pods: k = 1, 2, 4, ... up to the bou
 binary search between the last k that failed and the first that worked. Before searching,
 every pod is tried alone on one empty template node: a pod that does not fit one at all
 makes every number fail, and the answer says which pod and the scheduler's reason.
+As cluster-autoscaler's template nodes do, every new node starts with the pods of the
+cluster's DaemonSets that the scheduler places on an empty template node.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import attrs
 from kubesim.capacity.copies import place_all, pod_key, queue_order
 from kubesim.capacity.simulator import Placement, SchedulingSimulator
 
-__all__ = ["AdditionReport", "MAX_NODES", "nodes_to_add", "template_nodes"]
+__all__ = ["AdditionReport", "MAX_NODES", "daemon_pods", "nodes_to_add", "template_nodes"]
 
 MAX_NODES = 1000
 """Template nodes tried at most when --max-nodes is not given."""
@@ -97,6 +99,44 @@ def _explain(sim: SchedulingSimulator, pods: Sequence[Mapping[str, Any]],
     return sorted(out)
 
 
+def daemon_pods(make: Factory, objects: Sequence[Mapping[str, Any]], probe: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The pods of the cluster's DaemonSets that a template node would run: each DaemonSet's pod
+    template, kept when the scheduler places it on `probe` (one template node, alone), in
+    namespace/name order so that each sees the ones before it."""
+    # upstream: kubernetes/autoscaler cluster-autoscaler/simulator/node_info_utils.go (template
+    # node infos carry the DaemonSet pods that would run on them; daemonset.GetDaemonSetPodsForNode)
+    node_name = str((probe.get("metadata") or {}).get("name", ""))
+    sim = make([*_without_nodes(objects), probe])
+    sets = sorted((o for o in objects if o.get("kind") == "DaemonSet" and o.get("apiVersion") == "apps/v1"),
+                  key=lambda d: pod_key(d))
+    out: list[dict[str, Any]] = []
+    for ds in sets:
+        meta, tmpl = ds.get("metadata") or {}, (ds.get("spec") or {}).get("template") or {}
+        tmeta = tmpl.get("metadata") or {}
+        spec: dict[str, Any] = dict(tmpl.get("spec") or {})
+        pod: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": f"{meta.get('name', '')}-{node_name}", "namespace": meta.get("namespace") or "default",
+                            "labels": dict(tmeta.get("labels") or {}),
+                            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": meta.get("name", ""),
+                                                 "uid": str(meta.get("uid") or ""), "controller": True}]},
+               "spec": spec}
+        if spec.get("containers") and sim.schedule(pod, explain=False).node is not None:
+            out.append(pod)
+    return out
+
+
+def _on_nodes(pods: Sequence[Mapping[str, Any]], nodes: Sequence[Mapping[str, Any]], probe: str) -> list[dict[str, Any]]:
+    """The DaemonSet pods found for the probe node, one set per node, bound to it."""
+    out = []
+    for node in nodes:
+        name = str((node.get("metadata") or {}).get("name", ""))
+        for pod in pods:
+            meta = dict(pod.get("metadata") or {})
+            meta["name"] = str(meta["name"])[: -len(probe)] + name
+            out.append({**pod, "metadata": meta, "spec": {**(pod.get("spec") or {}), "nodeName": name}})
+    return out
+
+
 def nodes_to_add(make: Factory, objects: Sequence[Mapping[str, Any]], template: Mapping[str, Any],
                  pods: Sequence[Mapping[str, Any]], max_nodes: int = MAX_NODES) -> AdditionReport:
     """Search the fewest template nodes so that all `pods` schedule (see the module docstring)."""
@@ -114,9 +154,14 @@ def nodes_to_add(make: Factory, objects: Sequence[Mapping[str, Any]], template: 
 
     last: list[SchedulingSimulator] = []
 
+    probe = template_nodes(template, 1, taken)[0]
+    probe_name = str(probe["metadata"]["name"])
+    daemons = daemon_pods(make, objects, probe)
+
     def left(k: int) -> int:
         if k not in results:
-            sim = make([*objects, *template_nodes(template, k, taken)])
+            nodes = template_nodes(template, k, taken)
+            sim = make([*objects, *nodes, *_on_nodes(daemons, nodes, probe_name)])
             results[k] = place_all(sim, pods)
             last[:] = [sim]
             trials.append((k, sum(1 for p in results[k].values() if p.node is None)))
@@ -124,7 +169,7 @@ def nodes_to_add(make: Factory, objects: Sequence[Mapping[str, Any]], template: 
 
     if not pods or left(0) == 0:
         return report(0)
-    alone = make([*_without_nodes(objects), *template_nodes(template, 1, taken)])
+    alone = make([*_without_nodes(objects), probe, *_on_nodes(daemons, [probe], probe_name)])
     misfits = []
     for pod in pods:
         placement = alone.schedule(pod)
