@@ -54,3 +54,8 @@ def test_serve_creates(tmp_path: Path) -> None:
 def test_serve_load(tmp_path: Path) -> None:
     out = run("serve_load.py", "--clients", "4", "--watches", "3", "--seconds", "2", cwd=tmp_path)
     assert "3 watchers received" in out and "problems: 0" in out and "ERROR" not in out
+
+
+def test_capacity(tmp_path: Path) -> None:
+    out = run("capacity.py", "--nodes", "60", "--init-pods", "60", "--pending", "20", cwd=tmp_path)
+    assert "180 copies" in out and "answer 5 nodes" in out and "peak RSS" in out and "ERROR" not in out

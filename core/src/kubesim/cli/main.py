@@ -22,6 +22,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kubesim.api import Scenario, ScenarioPhase
+from kubesim.cli.capacity import capacity_command
 from kubesim.cli.compare import compare_command
 from kubesim.cli.import_cmd import import_command
 from kubesim.cli.record_cmd import record_command
@@ -231,8 +232,12 @@ def build_cli(hooks: Hooks) -> click.Group:
     cli.add_command(report_command(hooks))
     cli.add_command(compare_command(hooks))
     cli.add_command(serve_command(hooks))
+<<<<<<< HEAD
     cli.add_command(import_command(hooks))
     cli.add_command(record_command(hooks))
+=======
+    cli.add_command(capacity_command(hooks))
+>>>>>>> capacity
     return cli
 
 

@@ -43,6 +43,32 @@ def kubesim_scheduler_extenders() -> Sequence[Any]:
     """
 
 
+@hookspec(firstresult=True)
+def kubesim_scheduling_simulator(
+    objects: Sequence[Mapping[str, Any]],
+    options: Mapping[str, Any],
+    plugins: Mapping[str, type],
+    extenders: Sequence[Any],
+    seed: int,
+) -> Any:
+    """A scheduler over a fixed cluster, to answer what-if questions (`kubesim capacity`).
+
+    The result follows `kubesim.capacity.SchedulingSimulator`: nodes and pods are added and
+    removed, and `schedule(pod)` runs one real scheduling attempt that binds the pod or
+    says why not (upstream's FitError text), with no preemption. firstresult: the first
+    non-None answer wins; kubesim-scheduler provides one.
+
+    .. versionadded:: 0.3
+
+    :param objects: the cluster's objects (Nodes, bound Pods, PDBs, PVCs, ...) as dicts
+    :param options: the `kubesim run` options (`scheduler_config`, ...) by parameter name
+    :param plugins: every scheduler plugin class by name (kubesim_scheduler_plugins merged)
+    :param extenders: every in-process extender (kubesim_scheduler_extenders merged)
+    :param seed: seed of the scheduler's tie-breaking
+    :return: a SchedulingSimulator, or None when this plugin provides none
+    """
+
+
 # --- controllers -----------------------------------------------------------
 
 

@@ -180,6 +180,13 @@ class Hooks:
         """All in-process scheduler extenders, in plugin load order."""
         return [e for _, result in self._per_plugin("kubesim_scheduler_extenders") for e in result or ()]
 
+    def scheduling_simulator(self, objects: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
+                             seed: int = 0) -> Any:
+        """A what-if scheduler over `objects` (kubesim_scheduling_simulator), None if no plugin has one."""
+        return self.pm.hook.kubesim_scheduling_simulator(
+            objects=objects, options=options, plugins=self.scheduler_plugins(),
+            extenders=self.scheduler_extenders(), seed=seed)
+
     # --- controllers ---
     def controllers(self) -> dict[str, ControllerFactory]:
         """All in-process controller factories by name; duplicate names are an error."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import click
 from kubesim import hookimpl
@@ -11,6 +12,7 @@ from .controller import SchedulerController
 from .framework.interface import Plugin
 from .options import run_options
 from .plugins.registry import in_tree_registry
+from .whatif import WhatIfScheduler
 
 
 @hookimpl
@@ -29,3 +31,11 @@ def kubesim_controllers() -> Sequence[type[SchedulerController]]:
 def kubesim_run_options() -> Sequence[click.Option]:
     """--scheduler-config, --detail and --annotations for `kubesim run`."""
     return run_options()
+
+
+@hookimpl
+def kubesim_scheduling_simulator(objects: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
+                                 plugins: Mapping[str, type[Plugin]], extenders: Sequence[Any],
+                                 seed: int) -> WhatIfScheduler:
+    """The scheduler `kubesim capacity` asks: the same profiles and plugins as `kubesim run`."""
+    return WhatIfScheduler(objects, options, plugins or in_tree_registry(), extenders, seed)
