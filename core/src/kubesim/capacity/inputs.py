@@ -6,13 +6,13 @@ Every problem is InvalidInput naming the file and the field (exit 2, no tracebac
 from __future__ import annotations
 
 import copy
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kubesim.api.loader import load_documents
 from kubesim.cluster import ResourceRegistry, check_new_object
 from kubesim.errors import ApiError, InvalidInput, Problem
+from kubesim.importing import read_objects
 
 __all__ = ["cluster_objects", "load_node_template", "load_pod_template", "objects_from_files"]
 
@@ -20,31 +20,12 @@ _SCENARIO_KIND = "Scenario"
 
 
 def objects_from_files(paths: Sequence[str]) -> list[dict[str, Any]]:
-    """The objects of kubectl-style Lists (or plain object documents): THE seam for `kubesim import`.
-
-    When `kubesim.importing.objects_from_files` is installed (kubesim import: List, the
-    simulator's export JSON, KWOK snapshots), it reads the files; until then Lists and
-    documents holding Kubernetes objects are read here.
-    """
-    try:
-        importing = importlib.import_module("kubesim.importing")
-    except ImportError:
-        importing = None
-    loader: Callable[[Sequence[str]], list[dict[str, Any]]] | None = getattr(importing, "objects_from_files", None)
-    if loader is not None:
-        return list(loader(list(paths)))
+    """The objects of the files, as `kubesim import --from` reads them (a kubectl List, plain
+    object documents, KWOK snapshots, kube-scheduler-simulator's export), not cleaned: the
+    drain rules read ownerReferences, and a file's pods keep their nodes and phases."""
     out: list[dict[str, Any]] = []
     for path in paths:
-        for i, doc in enumerate(_documents(path, "objects")):
-            is_list = doc.get("kind") == "List"
-            items = doc.get("items") if is_list else [doc]
-            if not isinstance(items, list):
-                raise InvalidInput([Problem(f"[document {i}].items", "expected a list of objects", path)])
-            for j, item in enumerate(items):
-                if not isinstance(item, dict) or not item.get("kind") or not item.get("apiVersion"):
-                    where = f"[document {i}].items[{j}]" if is_list else f"[document {i}]"
-                    raise InvalidInput([Problem(where, "expected a Kubernetes object (apiVersion and kind) or a List", path)])
-                out.append(item)
+        out.extend(read_objects(path))
     return out
 
 

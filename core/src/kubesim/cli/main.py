@@ -1,4 +1,4 @@
-"""The `kubesim` command: run, validate, plugins, report, compare, serve and import.
+"""The `kubesim` command: run, validate, plugins, report, compare, serve, import, record and capacity.
 
 Exit codes: 0 when every scenario ended Succeeded or Paused, 1 when one Failed (its
 result is still written) or an output could not be written, 2 for invalid input (nothing
@@ -25,10 +25,10 @@ from kubesim.api import Scenario, ScenarioPhase
 from kubesim.cli.capacity import capacity_command
 from kubesim.cli.compare import compare_command
 from kubesim.cli.import_cmd import import_command
-from kubesim.cli.record_cmd import record_command
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
+from kubesim.cli.record_cmd import record_command
 from kubesim.cli.report import report_command
 from kubesim.cli.serve import serve_command
 from kubesim.cli.validate import check_step_times, load_and_validate
@@ -232,12 +232,9 @@ def build_cli(hooks: Hooks) -> click.Group:
     cli.add_command(report_command(hooks))
     cli.add_command(compare_command(hooks))
     cli.add_command(serve_command(hooks))
-<<<<<<< HEAD
     cli.add_command(import_command(hooks))
     cli.add_command(record_command(hooks))
-=======
     cli.add_command(capacity_command(hooks))
->>>>>>> capacity
     return cli
 
 
