@@ -33,13 +33,13 @@ from kubesim.importing import (
 from kubesim.input_limits import Limits
 from kubesim.plugins import Hooks
 
-__all__ = ["import_command"]
+__all__ = ["import_command", "served_by_kubesim", "write_scenario"]
 
 _stderr = Console(stderr=True)
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-def _served(hooks: Hooks) -> Callable[[dict[str, Any]], bool]:
+def served_by_kubesim(hooks: Hooks) -> Callable[[dict[str, Any]], bool]:
     """Whether kubesim (with the installed plugins' CRDs) serves an object's kind."""
     registry = ResourceRegistry()
     for crd in hooks.custom_resources():
@@ -60,6 +60,18 @@ def _render(scenario: dict[str, Any], output: str | None) -> str:
     if output and output.endswith(".json"):
         return dump(scenario, output)
     return str(yaml.dump(scenario, Dumper=_DUMPER, sort_keys=False, allow_unicode=True))
+
+
+def write_scenario(scenario: dict[str, Any], output: str | None) -> None:
+    """Write the Scenario to `output` (atomically; exit 1 when it cannot be) or to stdout."""
+    text = _render(scenario, output)
+    if output:
+        try:
+            write_atomic(output, text)
+        except OutputError as exc:
+            fail(str(exc), EXIT_FAILED)
+    else:
+        sys.stdout.write(text)
 
 
 def import_command(hooks: Hooks) -> click.Command:
@@ -127,19 +139,12 @@ def import_command(hooks: Hooks) -> click.Command:
                 fail(str(exc), EXIT_FAILED)
             progress.update(task, description=f"cleaning {len(raw)} objects")
             selection = select_objects(raw)
-            served = _served(hooks)
+            served = served_by_kubesim(hooks)
             unserved = Counter(f"{o['apiVersion']} {o['kind']} (not served by kubesim)"
                                for o in selection.objects if not served(o))
             objects = [o for o in selection.objects if served(o)]
             scenario = scenario_from_objects(objects, name=name, workload_pods=workload_pods, done=done)
-        text = _render(scenario, output)
-        if output:
-            try:
-                write_atomic(output, text)
-            except OutputError as exc:
-                fail(str(exc), EXIT_FAILED)
-        else:
-            sys.stdout.write(text)
+        write_scenario(scenario, output)
         if quiet == 0:
             ops = scenario["spec"]["operations"]
             kinds = Counter(op["createOperation"]["object"]["kind"] for op in ops if "createOperation" in op)

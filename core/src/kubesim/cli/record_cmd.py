@@ -10,35 +10,20 @@ import sys
 import threading
 from collections import Counter
 from datetime import timedelta
-from typing import Any
 
 import click
 
-from kubesim.cli.import_cmd import _render, _served
-from kubesim.cli.output import OutputError, check_output, write_atomic
+from kubesim.cli.import_cmd import served_by_kubesim, write_scenario
+from kubesim.cli.output import OutputError, check_output
 from kubesim.cli.params import DURATION
 from kubesim.cli.report import EXIT_FAILED, EXIT_INVALID, fail
 from kubesim.importing import WORKLOAD_POD_MODES, KubeconfigError, LiveImportError
 from kubesim.importing.live_watch import MAX_CHANGES, RecordingStopped, record_cluster
-from kubesim.importing.record import Recording
 from kubesim.plugins import Hooks
 
 __all__ = ["record_command"]
 
 MAX_DURATION = timedelta(days=7)
-
-
-def _write(recording: Recording, output: str | None, name: str, workload_pods: str) -> dict[str, Any]:
-    scenario = recording.scenario(name=name, workload_pods=workload_pods)
-    text = _render(scenario, output)
-    if output:
-        try:
-            write_atomic(output, text)
-        except OutputError as exc:
-            fail(str(exc), EXIT_FAILED)
-    else:
-        sys.stdout.write(text)
-    return scenario
 
 
 def record_command(hooks: Hooks) -> click.Command:
@@ -86,7 +71,7 @@ def record_command(hooks: Hooks) -> click.Command:
                                f"(Ctrl-C ends it early)", err=True)
 
             recording = record_cluster(kubeconfig, context, namespaces, selector or None, duration.total_seconds(),
-                                       step_duration.total_seconds(), max_changes, stop=stop, keep=_served(hooks),
+                                       step_duration.total_seconds(), max_changes, stop=stop, keep=served_by_kubesim(hooks),
                                        started=started)
         except KeyboardInterrupt:  # Ctrl-C: the recording so far is not available here; nothing to keep
             fail("interrupted before the recording started", EXIT_FAILED)
@@ -97,7 +82,8 @@ def record_command(hooks: Hooks) -> click.Command:
             fail(str(exc), EXIT_INVALID)
         except LiveImportError as exc:
             fail(str(exc), EXIT_FAILED)
-        scenario = _write(recording, output, name, workload_pods)
+        scenario = recording.scenario(name=name, workload_pods=workload_pods)
+        write_scenario(scenario, output)
         if quiet == 0:
             ops = scenario["spec"]["operations"]
             later = Counter(next(k for k in op if k.endswith("Operation")) for op in ops if op["step"] > 0)
