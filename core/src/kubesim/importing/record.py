@@ -19,15 +19,13 @@ from typing import Any
 import attrs
 
 from .cleaning import clean_object, owner_of
-from .kinds import CONTROLLED_KINDS, spec_for
-from .scenario import scenario_from_objects
+from .kinds import spec_for
+from .scenario import LEFT_TO_CONTROLLER, scenario_from_objects
 
 __all__ = ["RECORDED_NODE_ANNOTATION", "Change", "Recording"]
 
 RECORDED_NODE_ANNOTATION = "record.kubesim.io/node"
 """The node the recorded cluster's scheduler bound a pod to (the replay schedules it anew)."""
-
-_LEFT_TO_CONTROLLER = {("Pod", kind) for kind in CONTROLLED_KINDS} | {("ReplicaSet", "Deployment")}
 
 
 @attrs.frozen
@@ -94,7 +92,7 @@ class Recording:
 
     def _left_to_controller(self, obj: dict[str, Any]) -> bool:
         owner = owner_of(obj)
-        return owner is not None and (str(obj.get("kind")), owner[0]) in _LEFT_TO_CONTROLLER
+        return owner is not None and (str(obj.get("kind")), owner[0]) in LEFT_TO_CONTROLLER
 
     def add(self, change: Change) -> None:
         """Record one watch event (in arrival order)."""

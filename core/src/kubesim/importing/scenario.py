@@ -16,14 +16,14 @@ from .cleaning import PAUSED_ANNOTATION, owner_of
 from .kinds import DEFAULT_NAMESPACES
 from .selection import object_key, select_objects
 
-__all__ = ["WORKLOAD_POD_MODES", "scenario_from_objects"]
+__all__ = ["LEFT_TO_CONTROLLER", "WORKLOAD_POD_MODES", "scenario_from_objects"]
 
 WORKLOAD_POD_MODES = ("keep", "controller")
 """keep: a workload's bound pods are created as they are, on their nodes (Deployments paused);
 controller: they are left out and the workload's controller creates and schedules them anew."""
 
-# (kind of the owned object, kind of its owner) left to a kubesim controller
-_LEFT_TO_CONTROLLER = {("Pod", "ReplicaSet"), ("Pod", "StatefulSet"), ("ReplicaSet", "Deployment")}
+LEFT_TO_CONTROLLER = frozenset({("Pod", "ReplicaSet"), ("Pod", "StatefulSet"), ("ReplicaSet", "Deployment")})
+"""(kind, owner kind) pairs that kubesim's controllers create in a simulation (record leaves them out too)."""
 
 
 def _op(obj: dict[str, Any], step: int) -> dict[str, Any]:
@@ -34,7 +34,7 @@ def _op(obj: dict[str, Any], step: int) -> dict[str, Any]:
 
 def _left_to_controller(obj: dict[str, Any], imported: set[tuple[str, str, str]]) -> bool:
     owner = owner_of(obj)
-    if owner is None or (obj["kind"], owner[0]) not in _LEFT_TO_CONTROLLER:
+    if owner is None or (obj["kind"], owner[0]) not in LEFT_TO_CONTROLLER:
         return False
     return (owner[0], obj["metadata"].get("namespace") or "", owner[1]) in imported
 
