@@ -144,9 +144,10 @@ class SimTimeDriver:
                 if (current.get("spec") or {}).get("nodeName"):
                     raise SimTimeError(f"{where}: pod {event.namespace}/{event.name} is bound to a node; "
                                        "only pending pods can be updated")
+                # the API forbids changing a pod's spec: the pending pod is replaced (it has no node to leave)
                 pod = _pod_object(event.new_pod, where)
-                pod.setdefault("metadata", {})["resourceVersion"] = current["metadata"].get("resourceVersion")
-                client.update(pod)
+                client.delete("v1", "Pod", event.name, event.namespace, grace_period_seconds=0)
+                client.create(pod)
             elif isinstance(event, FreezeUsageEvent):
                 current = client.get("v1", "Pod", event.name, event.namespace)
                 annotations = current["metadata"].setdefault("annotations", {})
