@@ -305,6 +305,7 @@ class ScenarioRun:
         self.runtime = Runtime(
             self.cluster, self.clock, self.timeline, self.hooks, self.scenario.status.step_status,
             seed=self.options.seed, options=self.options.plugin_options, capabilities=capabilities,
+            simulated_time=self.options.simulated_time is not None,
         )
         self.runtime.install_extensions()
         if self.options.simulated_time is not None:
