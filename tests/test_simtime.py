@@ -212,6 +212,14 @@ def test_metrics_lines_are_byte_identical_across_runs(tmp_path: Path) -> None:
     assert texts[0].count(b"\n") == 7 and b'"default/job-b"' in texts[0]
 
 
+def test_a_submitter_submits_pods_only() -> None:
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}
+    result = _run(_scenario(), SimTimeOptions(), _Plugin({"s": {0: [SubmitEvent(deployment)]}}))
+    assert result.status.phase == ScenarioPhase.FAILED
+    assert result.status.message == ('submitter "s": event 0 (SubmitEvent): submitters submit pods '
+                                     "(apiVersion v1, kind Pod), got apps/v1 Deployment")
+
+
 def test_a_submitter_that_raises_fails_the_scenario_naming_it() -> None:
     class _Boom(_Plugin):
         @hookimpl
