@@ -19,7 +19,11 @@ from kubesim.results.explain import (
     pod_names,
 )
 
-from .conftest import P2_MESSAGE, score
+P2_MESSAGE = "0/2 nodes are available: 2 Insufficient cpu."  # conftest's p2 failures
+
+
+def score(raw: int, final: int | None = None) -> dict[str, int]:
+    return {"rawScore": raw, "normalizedScore": raw, "finalScore": raw if final is None else final}
 
 
 def test_scheduled_pod_scores_and_why(small_result: Scenario) -> None:

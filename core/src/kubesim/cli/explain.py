@@ -96,8 +96,10 @@ def _score_part(a: Attempt, plain: bool, top: int) -> list[RenderableType]:
     if a.node is not None and a.node not in {s.node for s in shown}:
         shown = [*shown, *[s for s in a.scores if s.node == a.node]]
     total = len(a.scores)
-    kept = f"{len(shown)} of {total} scored node(s)" + (
-        f", best first; --top 0 shows all" if len(shown) < total else ", best first")
+    kept = f"{len(shown)} of {total} scored node(s)" + ("; --top 0 shows all" if len(shown) < total else "")
+    if a.detail == "summary" and a.feasible_nodes and a.feasible_nodes > total:
+        kept += f"; the result kept the best {total} of the {a.feasible_nodes} feasible nodes"
+    kept += ", best first"
     table = _table(f"Scores ({kept}): raw -> normalized -> weighted (normalized x plugin weight); "
                    "total = sum of weighted", "node", "plugin", "raw", "normalized", "weighted", "total", plain=plain)
     for s in shown:

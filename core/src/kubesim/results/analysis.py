@@ -46,10 +46,12 @@ def plugin_aggregators(hooks: Hooks) -> dict[str, Aggregator[Any]]:
 
 @attrs.frozen
 class ResultTables:
-    """The tables of one result (one Scenario), by name."""
+    """The tables of one result (one Scenario), by name, and the result itself (the report's
+    pod drill-down reads its attempts)."""
 
     scenario: str
     tables: dict[str, Table]
+    result: Scenario | None = attrs.field(default=None, eq=False, repr=False)
 
     def __getitem__(self, name: str) -> Table:
         try:
@@ -95,4 +97,4 @@ def analyze(
         if name in selected:
             raise AggregatorError(f"result aggregator {name!r} clashes with another table of that name")
         selected[name] = agg
-    return ResultTables(result.name, aggregate(result, selected))
+    return ResultTables(result.name, aggregate(result, selected), result)

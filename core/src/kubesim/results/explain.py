@@ -23,6 +23,7 @@ from kubesim.api import Scenario, ScenarioPluginsScoreResult, ScenarioPodSchedul
 from kubesim.k8s.keys import namespaced_name
 from kubesim.results.attempts import PASSED, new_attempts, reason_counts
 from kubesim.results.events import TimelineEvent, iter_events
+from kubesim.results.gcpause import paused_gc
 
 __all__ = [
     "DEFAULT_PROFILE",
@@ -179,8 +180,12 @@ def _detail(sr: ScenarioPodScheduleResult) -> Detail:
 def _filters(sr: ScenarioPodScheduleResult) -> list[NodeFilter]:
     out = []
     for node, verdicts in sorted(sr.plugin_results.filter.items()):
-        rejected = next(((p, m) for p, m in verdicts.items() if m != PASSED), None)
-        out.append(NodeFilter(node, dict(verdicts), *(rejected or (None, None))))
+        plugin = message = None
+        for p, m in verdicts.items():
+            if m != PASSED:
+                plugin, message = p, m
+                break
+        out.append(NodeFilter(node, verdicts, plugin, message))
     return out
 
 
@@ -189,8 +194,12 @@ def _scores(sr: ScenarioPodScheduleResult, chosen: str | None) -> tuple[list[Nod
     plugins: dict[str, None] = {}
     rows = []
     for node, per in sr.plugin_results.score.items():
-        plugins.update(dict.fromkeys(per))
-        rows.append(NodeScore(node, dict(per), sum(s.final_score for s in per.values())))
+        if len(per) != len(plugins) or not per.keys() <= plugins.keys():
+            plugins.update(dict.fromkeys(per))
+        total = 0
+        for s in per.values():
+            total += s.final_score
+        rows.append(NodeScore(node, per, total))
     rows.sort(key=lambda r: (-r.total, r.node != chosen, r.node))
     return rows, list(plugins)
 
@@ -243,6 +252,23 @@ def _why(sr: ScenarioPodScheduleResult, outcome: Outcome, node: str | None, deta
             f"{TIE_RULE}"), tied
 
 
+def _unfiltered(detail: Detail, candidates: int | None, feasible: int | None, filtered: int,
+                reasons: dict[str, int]) -> str | None:
+    """A note when some nodes were never filtered: upstream findNodesThatPassFilters stops
+    once it has found numFeasibleNodesToFind nodes (percentageOfNodesToScore)."""
+    if not candidates or feasible is None:
+        return None
+    if detail == "full":
+        missing, bound = candidates - filtered, ""
+    else:  # a node may count under several reasons: this is a lower bound
+        missing, bound = candidates - feasible - sum(reasons.values()), "at least "
+    if missing <= 0:
+        return None
+    return (f"{bound}{missing} of the {candidates} nodes were not filtered: upstream stops searching once it "
+            "has found enough feasible nodes (percentageOfNodesToScore), starting where the previous "
+            "attempt left off")
+
+
 def _attempt(number: int, sr: ScenarioPodScheduleResult, event: TimelineEvent, scheduled: bool,
              node: str | None, profile: str, nominated: str | None) -> Attempt:
     detail = _detail(sr)
@@ -256,10 +282,14 @@ def _attempt(number: int, sr: ScenarioPodScheduleResult, event: TimelineEvent, s
         candidates, feasible = sr.candidate_node_count, sr.filtered_node_count
     why, tied = _why(sr, outcome, node, detail, scores, feasible, nominated)
     notes = {"summary": [SUMMARY_NOTE], "none": [NONE_NOTE]}.get(detail, [])
+    reasons = reason_counts(sr)
+    unfiltered = _unfiltered(detail, candidates, feasible, len(filters), reasons)
+    if unfiltered and not (nominated is not None and nominated == node):
+        notes = [unfiltered, *notes]
     return Attempt(
         number=number, step=sr.step or event.step, profile=profile, outcome=outcome, node=node if scheduled else None,
         message=sr.message, detail=detail, candidate_nodes=candidates, feasible_nodes=feasible, filters=filters,
-        reasons=reason_counts(sr), scores=scores, score_plugins=score_plugins, why=why, tied=tied,
+        reasons=reasons, scores=scores, score_plugins=score_plugins, why=why, tied=tied,
         nominated_node=nominated, notes=notes,
     )
 
@@ -320,7 +350,11 @@ def _resolve(result: Scenario, pod: str) -> str:
 
 def explain_pods(result: Scenario, keys: Iterable[str] | None = None) -> dict[str, list[PodExplanation]]:
     """namespace/name -> every instance of that pod (creation order), for `keys` or every pod."""
-    wanted = set(keys) if keys is not None else None
+    with paused_gc():  # millions of small objects for a large result, no cycles
+        return _explain_pods(result, set(keys) if keys is not None else None)
+
+
+def _explain_pods(result: Scenario, wanted: set[str] | None) -> dict[str, list[PodExplanation]]:
     instances: dict[str, list[_Instance]] = {}
     # victims by preemptor namespace/name, waiting for the preemptor's failed attempt
     victims: dict[str, list[Victim]] = {}
