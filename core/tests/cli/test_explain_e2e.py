@@ -52,12 +52,16 @@ def test_preempted_pod_shows_victims_and_nominated_node(results: Path) -> None:
 
 
 def test_pending_pod_shows_per_node_filter_reasons(results: Path) -> None:
-    proc = kubesim(results, "explain", "full.json", "too-big", "--attempt", "1")
+    proc = run_kubesim("explain", "full.json", "too-big", "--attempt", "1", cwd=results, plugins=PLUGINS,
+                       env={"COLUMNS": "120"})
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
+    # docs/explain.md shows this output: it must stay what the command prints
+    doc = (ROOT / "docs" / "explain.md").read_text()
+    assert doc.split("$ kubesim explain result.json too-big --attempt 1\n")[1].split("```")[0] == out
     assert "state: pending" in flat(out) and "1 attempt(s) shown" in out and "Attempt 2" not in out
     rows = [line for line in out.splitlines() if "| NodeResourcesFit |" in line]
-    assert rows == [" node-1 | NodeResourcesFit | Insufficient cpu ", " node-2 | NodeResourcesFit | Insufficient cpu "]
+    assert rows == [" node-1 | NodeResourcesFit | Insufficient cpu", " node-2 | NodeResourcesFit | Insufficient cpu"]
     # piped output is plain: no colour codes, no cut cells
     assert "\x1b[" not in out and "…" not in out
 

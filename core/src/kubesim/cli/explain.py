@@ -6,6 +6,7 @@ for machines. The model is kubesim.results.explain; this module only prints it.
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import sys
@@ -231,13 +232,19 @@ def explain_command() -> click.Command:
             click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False))
             return
         plain = not sys.stdout.isatty()
-        width = None if not plain else max(PIPED_WIDTH, shutil.get_terminal_size((PIPED_WIDTH, 24)).columns)
-        console = Console(width=width, color_system=None if plain else "auto", force_terminal=not plain,
-                          highlight=False, soft_wrap=False)
+        parts: list[RenderableType] = []
         for i, explanation in enumerate(focused):
             if len(focused) > 1:
-                console.print(Text(f"instance {i + 1} of {len(focused)} (the pod was re-created under its name)",
-                                   style="italic"))
-            console.print(render_explanation(explanation, plain=plain, top=top, node=node))
+                parts.append(Text(f"instance {i + 1} of {len(focused)} (the pod was re-created under its name)",
+                                  style="italic"))
+            parts.append(render_explanation(explanation, plain=plain, top=top, node=node))
+        if not plain:
+            Console(highlight=False).print(*parts)
+            return
+        # plain text: at least PIPED_WIDTH columns, no colour, no trailing blanks (diff-friendly)
+        width = max(PIPED_WIDTH, shutil.get_terminal_size((PIPED_WIDTH, 24)).columns)
+        buf = io.StringIO()
+        Console(file=buf, width=width, color_system=None, force_terminal=False, highlight=False).print(*parts)
+        click.echo("\n".join(line.rstrip() for line in buf.getvalue().splitlines()))
 
     return explain
