@@ -47,7 +47,7 @@ def test_preempted_pod_shows_victims_and_nominated_node(results: Path) -> None:
     assert "Attempt 1: step 2/1, profile default-scheduler, unschedulable" in out
     assert "preemption evicted 1 pod(s) of lower priority (default/batch-2) and nominated node node-1" in out
     victims = out.split("Preemption: victims evicted (nominated node: node-1)")[1]
-    assert "default/batch-2 | node-1 | 100" in victims
+    assert "default/batch-2 | node-1 | 100 | 2/1" in victims
     assert "node-1 is the pod's nominated node" in out
 
 
@@ -97,6 +97,9 @@ def test_bad_pod_name_and_attempt(results: Path) -> None:
     proc = kubesim(results, "explain", "full.json", "critical", "--attempt", "9")
     assert (proc.returncode, proc.stderr) == (
         2, "error: full.json: --attempt: expected 1 to 4, the attempts of default/critical, got 9\n")
+    proc = kubesim(results, "explain", "full.json", "critical", "--node", "node-3")
+    assert (proc.returncode, proc.stderr) == (
+        2, "error: full.json: --node: no node 'node-3' in the result; did you mean: node-1, node-2\n")
 
 
 # --- the report's pod drill-down, rendered in headless Chromium -----------------------------

@@ -6,6 +6,7 @@ for machines. The model is kubesim.results.explain; this module only prints it.
 
 from __future__ import annotations
 
+import difflib
 import io
 import json
 import shutil
@@ -21,7 +22,7 @@ from rich.text import Text
 from kubesim.api import Scenario, ScenarioStep
 from kubesim.cli.report import EXIT_INVALID, fail, invalid
 from kubesim.errors import InvalidInput
-from kubesim.results import load_results
+from kubesim.results import iter_events, load_results
 from kubesim.results.attempts import describe_reasons
 from kubesim.results.explain import Attempt, PodExplanation, PodNotFound, explain_pod, explanation_data, is_extender
 
@@ -29,6 +30,7 @@ __all__ = ["DEFAULT_TOP", "explain_command", "render_explanation"]
 
 DEFAULT_TOP = 10
 PIPED_WIDTH = 120
+_NUMERIC = frozenset(("#", "raw", "normalized", "weighted", "total", "priority", "nodes"))
 
 
 def _step(step: ScenarioStep | None) -> str:
@@ -50,7 +52,7 @@ def _table(title: str, *columns: str, plain: bool) -> Table:
     table = _Titled(box=box.ASCII if plain else box.SIMPLE_HEAD, show_edge=not plain, expand=False)
     table.heading = title
     for col in columns:
-        table.add_column(col, overflow="fold")
+        table.add_column(col, overflow="fold", justify="right" if col in _NUMERIC else "left")
     return table
 
 
@@ -169,6 +171,11 @@ def render_explanation(pod: PodExplanation, *, plain: bool = False, top: int = D
     return Group(*parts)
 
 
+def _node_names(result: Scenario) -> set[str]:
+    """Every node the result creates or patches."""
+    return {e.target[3] for e in iter_events(result, kinds=("create", "patch", "delete")) if e.is_kind("v1", "Node")}
+
+
 def _load(path: str, scenario: str | None) -> Scenario:
     try:
         results = load_results(path)
@@ -222,6 +229,10 @@ def explain_command() -> click.Command:
         except PodNotFound as exc:
             hint = f"; did you mean: {', '.join(exc.close)}" if exc.close else ""
             fail(f"{result}: POD: {exc.message}{hint}", EXIT_INVALID)
+        if node is not None and node not in _node_names(found):
+            close = sorted(difflib.get_close_matches(node, sorted(_node_names(found)), n=5, cutoff=0.5))
+            fail(f"{result}: --node: no node {node!r} in the result"
+                 + (f"; did you mean: {', '.join(close)}" if close else ""), EXIT_INVALID)
         focused = [i.focus(attempt, node) for i in instances]
         if attempt is not None and not any(i.attempts for i in focused):
             most = max(len(i.attempts) for i in instances)
