@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from kubesim.cli.explain import explain_command
 from kubesim.testing import KubesimRun, run_kubesim
 from kubesim.testing.chromium import dump_dom, screenshot
 
@@ -94,12 +96,18 @@ def test_bad_pod_name_and_attempt(results: Path) -> None:
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == ("error: full.json: POD: no pod 'batch' in the result (6 pods); did you mean: "
                            "default/batch-1, default/batch-2, default/batch-3, default/batch-4\n")
-    proc = kubesim(results, "explain", "full.json", "critical", "--attempt", "9")
-    assert (proc.returncode, proc.stderr) == (
-        2, "error: full.json: --attempt: expected 1 to 4, the attempts of default/critical, got 9\n")
-    proc = kubesim(results, "explain", "full.json", "critical", "--node", "node-3")
-    assert (proc.returncode, proc.stderr) == (
-        2, "error: full.json: --node: no node 'node-3' in the result; did you mean: node-1, node-2\n")
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (("--attempt", "9"), "--attempt: expected 1 to 4, the attempts of default/critical, got 9"),
+    (("--node", "node-3"), "--node: no node 'node-3' in the result; did you mean: node-1, node-2"),
+    (("--scenario", "other"), "--scenario: no scenario named 'other'"),
+])
+def test_bad_options(results: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], error: str) -> None:
+    """In process (the command's own checks; the installed command is exercised above)."""
+    monkeypatch.chdir(results)
+    out = CliRunner().invoke(explain_command(), ["full.json", "critical", *args])
+    assert (out.exit_code, out.output) == (2, f"error: full.json: {error}\n")
 
 
 # --- the report's pod drill-down, rendered in headless Chromium -----------------------------
