@@ -59,8 +59,8 @@ def _table(title: str, *columns: str, plain: bool) -> Table:
 def _attempts_table(pod: PodExplanation, plain: bool) -> Table:
     table = _table("Attempts", "#", "step", "profile", "outcome", "node", "detail", "message", plain=plain)
     for a in pod.attempts:
-        table.add_row(str(a.number), _step(a.step), a.profile, a.outcome, a.node or a.nominated_node and
-                      f"(nominated {a.nominated_node})" or "", a.detail, a.message or "")
+        where = a.node or (f"(nominated {a.nominated_node})" if a.nominated_node else "")
+        table.add_row(str(a.number), _step(a.step), a.profile, a.outcome, where, a.detail, a.message or "")
     return table
 
 

@@ -343,7 +343,7 @@ def _resolve(result: Scenario, pod: str) -> str:
     if key is None:
         short = [n.split("/", 1)[1] for n in names]
         close = difflib.get_close_matches(pod, names + short, n=5, cutoff=0.5)
-        full = sorted({n for n in names if n in close or n.split("/", 1)[1] in close})
+        full = sorted({n for n in names if n in close or n.split("/", 1)[1] in close or pod in n})[:10]
         raise PodNotFound(f"no pod {pod!r} in the result ({len(names)} pods)", full)
     return key
 
