@@ -157,16 +157,25 @@ def test_report_drilldown_in_chromium(report: Path, tmp_path: Path) -> None:
     assert "<h4>Pod default/critical</h4>" in linked
     assert "Attempt 1: step 2/1, profile default-scheduler, unschedulable" in linked
     assert "preemption evicted 1 pod(s) of lower priority (default/batch-2) and nominated node node-1" in linked
-    assert "<td>default/batch-2</td><td>node-1</td><td>100</td><td>2/1</td>" in linked  # the victim
+    assert '<td>default/batch-2</td><td>node-1</td><td class="num">100</td><td>2/1</td>' in linked  # the victim
     clicked = probe(dom, "click")
     assert "<h4>Pod default/too-big</h4>" in clicked and "state: pending" in clicked
     assert "<td>node-2</td><td>NodeResourcesFit</td><td>Insufficient cpu</td>" in clicked  # a filter verdict
     assert probe(dom, "search").count('<button type="button" data-pod="default/batch-') == 4
     scored = probe(dom, "scores")
-    assert "<td>node-2 (chosen)</td><td>TaintToleration</td><td>0</td><td>100</td><td>300</td>" in scored
-    assert "<td></td><td>total</td><td></td><td></td><td></td><td>424</td>" in scored
+    assert ('<td>node-2 (chosen)</td><td>TaintToleration</td><td class="num">0</td><td class="num">100</td>'
+            '<td class="num">300</td>' in scored)
+    assert '<td></td><td>total</td><td></td><td></td><td></td><td class="num">424</td>' in scored
+
+
+# the drill-down alone, as a person sees it after clicking a pod (the plots above it left out)
+ONLY_DRILLDOWN = "<style>body > :not(section.explain):not(script):not(style) { display: none !important; }</style>"
 
 
 def test_report_drilldown_screenshot(report: Path, tmp_path: Path) -> None:
-    png = screenshot(report, tmp_path / "drilldown.png", tmp_path / "profile", "pod=default%2Fcritical")
-    assert png.stat().st_size > 20_000  # a page with text and tables, not a blank one
+    page = tmp_path / "drilldown.html"
+    page.write_text(report.read_text().replace("</body>", ONLY_DRILLDOWN + "</body>"))
+    png = screenshot(page, tmp_path / "drilldown.png", tmp_path / "profile", "pod=default%2Fcritical", (1300, 1400))
+    data = png.read_bytes()
+    assert int.from_bytes(data[16:20], "big") == 1300  # PNG IHDR width
+    assert len(data) > 60_000  # headings, tables and text; a blank page is ~10 kB

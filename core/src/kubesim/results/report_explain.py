@@ -135,6 +135,7 @@ _CSS = """
 .explain .attempt.scheduled { border-color: #3ebd93; } .explain .attempt.unschedulable { border-color: #d64545; }
 .explain .attempt.error { border-color: #f0b429; }
 .explain .why { margin: 4px 0; } .explain td.num { text-align: right; }
+.explain h4 { margin: 16px 0 6px; } .explain h5 { margin: 12px 0 2px; } .explain table.data { margin: 2px 0 6px; }
 table.data tr.clickable-pod:hover td { background: #fffbea; cursor: pointer; }
 """
 
@@ -155,7 +156,8 @@ _SCRIPT = r"""
   function table(head, rows) {
     return '<div class="scroll"><table class="data"><thead><tr>' + head.map(function (h) {
       return '<th>' + esc(h) + '</th>'; }).join('') + '</tr></thead><tbody>' + rows.map(function (r) {
-      return '<tr>' + r.map(function (c) { return '<td>' + esc(c) + '</td>'; }).join('') + '</tr>';
+      return '<tr>' + r.map(function (c) {
+        return (typeof c === 'number' ? '<td class="num">' : '<td>') + esc(c) + '</td>'; }).join('') + '</tr>';
     }).join('') + '</tbody></table></div>';
   }
   function attempt(D, a, i) {
@@ -199,6 +201,12 @@ _SCRIPT = r"""
     h.push('</div>');
     return h.join('');
   }
+  function overview(D, attempts) {
+    return table(['#', 'step', 'outcome', 'node', 'detail', 'message'], attempts.map(function (a, i) {
+      var where = a.n != null ? D.nodes[a.n] : (a.nn != null ? '(nominated ' + D.nodes[a.nn] + ')' : '');
+      return [i + 1, a.s, a.o, where, a.d, a.m != null ? D.texts[a.m] : ''];
+    }));
+  }
   function show(id, key) {
     var D = data(id), out = document.getElementById(id + '-explain-pod');
     var found = D.pods[key];
@@ -210,7 +218,7 @@ _SCRIPT = r"""
              (found.length > 1 ? ' (instance ' + (k + 1) + ' of ' + found.length + ')' : '') + '</h4>' +
              '<p>priority ' + p.pr + ', profile ' + esc(p.p != null ? D.texts[p.p] : 'default-scheduler') +
              ', created at step ' + esc(p.cr) + '; state: ' + esc(state) + '; ' + p.a.length + ' attempt(s)</p>' +
-             (p.a.length ? p.a.map(function (a, i) { return attempt(D, a, i); }).join('')
+             (p.a.length ? overview(D, p.a) + p.a.map(function (a, i) { return attempt(D, a, i); }).join('')
                          : '<p class="note">the scheduler recorded no attempt for this pod</p>') + '</div>';
     }).join('');
     document.getElementById(id + '-explain').scrollIntoView();
