@@ -51,6 +51,12 @@ _LISTABLE = {
 TRIES_PER_STEP = 2
 
 
+def _storage_key(obj: Mapping[str, Any]) -> bytes:
+    """The object's key in the API server's storage, which lists sort by."""
+    meta = obj.get("metadata") or {}
+    return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}".encode()
+
+
 def _terminal(pod: Mapping[str, Any]) -> bool:
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
@@ -98,7 +104,9 @@ class SchedulerController(Controller):
         self._unwatch = self.reader.watch(self._on_event)
         for node in self.reader.list("v1", "Node"):
             self.scheduler.add_node(node)
-        for pod in self.reader.list("v1", "Pod"):
+        # the informer's first list comes in etcd key order ("namespace/name" as bytes), so
+        # the cache appends each node's pods in that order
+        for pod in sorted(self.reader.list("v1", "Pod"), key=_storage_key):
             if not _terminal(pod):
                 self._pod_added(pod)
 

@@ -1,0 +1,105 @@
+"""Preemption tie order as upstream (tests/data/preemption_ties): the order of a node's pods
+after adds, updates and deletes, victims sorted with Go's sort.Slice, pods without
+startTime (time.Now() on every read) and PDB grouping in that order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kubesim_scheduler import Scheduler
+from kubesim_scheduler.framework.node_pods import NodePods
+from kubesim_scheduler.framework.pod_info import PodInfo
+from kubesim_scheduler.plugins.defaultpreemption import parse_pdbs
+from preemption_builders import Harness, node, pdb, pod
+
+DATA = Path(__file__).parent / "data" / "preemption_ties"
+SCENARIOS: list[dict[str, Any]] = json.loads((DATA / "scenarios.json").read_text())["scenarios"]
+EXPECTED: dict[str, dict[str, Any]] = {
+    r["name"]: r for r in json.loads((DATA / "expected.json").read_text())["results"]
+}
+
+
+def _start(seconds: int | None) -> str | None:
+    return None if seconds is None else f"1970-01-01T00:00:{seconds:02d}Z"
+
+
+def _pod(spec: dict[str, Any]) -> dict[str, Any]:
+    return pod(spec["name"], node="node1", prio=spec["prio"], req={"cpu": f"{spec['cpu']}m"},
+               labels={"app": "db"} if spec.get("pdb") else None, start=_start(spec["start"]))
+
+
+def _harness(sc: dict[str, Any]) -> Harness:
+    pdbs = [pdb({"app": "db"}, sc["pdb_allowed"], name="db", namespace="default")] if "pdb_allowed" in sc else []
+    h = Harness([node("node1", {"cpu": f"{sc['node_cpu']}m", "memory": "1Gi", "pods": "110"})], pdbs=pdbs)
+    specs = {p["name"]: p for p in sc["pods"]}
+    version = 0
+    for e in sc["events"]:
+        if e["op"] == "add":
+            h.scheduler.add_pod(_pod(specs[e["name"]]))
+        elif e["op"] == "update":
+            version += 1
+            updated = _pod(specs[e["name"]])
+            updated["metadata"]["resourceVersion"] = str(version)
+            h.scheduler.update_pod(updated)
+        else:
+            h.scheduler.remove_pod(e["name"])
+    return h
+
+
+def _victims(h: Harness, sc: dict[str, Any]) -> tuple[list[str], int]:
+    pre = sc["preemptor"]
+    state, pi = h.state_for(pod("preemptor", prio=pre["prio"], req={"cpu": f"{pre['cpu']}m"}))
+    row = h.table.name_to_row["node1"]
+    victims, num_violating, st = h.plugin.select_victims_on_node(state, pi, row, parse_pdbs(h.pdbs))
+    assert st is None or st.is_success(), st
+    return [v.name for v in victims], num_violating
+
+
+@pytest.mark.parametrize("sc", SCENARIOS, ids=[s["name"] for s in SCENARIOS])
+def test_victims_as_upstream(sc: dict[str, Any]) -> None:
+    want = EXPECTED[sc["name"]]
+    h = _harness(sc)
+    row = h.table.name_to_row["node1"]
+    assert list(h.table.pods[row]) == want["slice_order"]
+    assert _victims(h, sc) == (want["victims"], want["num_violating"])
+    assert list(h.table.pods[row]) == want["slice_order"]  # the dry run put the node back
+
+
+def test_every_scenario_has_an_answer() -> None:
+    assert len(SCENARIOS) == 11 and {s["name"] for s in SCENARIOS} == set(EXPECTED)
+
+
+def test_assumed_pod_confirmed_by_the_informer_moves_to_the_end() -> None:
+    """AssumePod appends; the informer's Add of the bound pod is remove + add (cache.AddPod
+    of an assumed pod), and so is every later update (cache.UpdatePod)."""
+    bound: list[tuple[str, str]] = []
+    s = Scheduler([], binder=lambda p, n: bound.append((p["metadata"]["name"], n)))
+    s.add_node(node("node1", {"cpu": "1", "memory": "1Gi", "pods": "110"}))
+    s.add_pod(pod("a", node="node1", req={"cpu": "100m"}))
+    d = pod("d", req={"cpu": "100m"})
+    s.add_pod(d)
+    assert s.schedule_one() is not None and bound == [("d", "node1")]
+    row = s.table.name_to_row["node1"]
+    s.add_pod(pod("b", node="node1", req={"cpu": "100m"}))
+    assert list(s.table.pods[row]) == ["a", "d", "b"]
+    s.update_pod({**d, "spec": {**d["spec"], "nodeName": "node1"}})  # the bind, through the informer
+    assert list(s.table.pods[row]) == ["a", "b", "d"]
+    s.update_pod(pod("a", node="node1", req={"cpu": "100m"}, start=_start(1)))  # kubelet: Running
+    assert list(s.table.pods[row]) == ["d", "b", "a"]
+    s.remove_pod("d")
+    assert list(s.table.pods[row]) == ["a", "b"]
+
+
+def test_node_pods_remove_moves_the_last_pod_into_the_slot() -> None:
+    pods = NodePods((k, PodInfo(pod(k, node="n"))) for k in "abcde")
+    del pods["b"]
+    assert list(pods) == ["a", "e", "c", "d"]
+    pods.move_to_end("a")
+    assert list(pods) == ["d", "e", "c", "a"]
+    pods.reorder(["a", "c", "d", "e"])
+    assert list(pods) == ["a", "c", "d", "e"] and pods["c"].name == "c"
+    with pytest.raises(ValueError):
+        pods.reorder(["a"])
