@@ -103,3 +103,34 @@ def test_node_pods_remove_moves_the_last_pod_into_the_slot() -> None:
     assert list(pods) == ["a", "c", "d", "e"] and pods["c"].name == "c"
     with pytest.raises(ValueError):
         pods.reorder(["a"])
+
+
+def test_candidate_window_with_more_than_100_potential_nodes() -> None:
+    """150 potential nodes: 100 candidates (minCandidateNodesAbsolute), from the seeded random
+    offset on, wrapping around (GetOffsetAndNumCandidates, DryRunPreemption)."""
+    names = [f"n{i:03d}" for i in range(150)]
+    h = Harness([node(n, {"cpu": "100m", "memory": "1Gi", "pods": "110"}) for n in names],
+                [pod(f"v-{n}", node=n, prio=0, req={"cpu": "100m"}) for n in names])
+    offsets: list[int] = []
+    rand = h.plugin.offset_rand
+    h.plugin.offset_rand = lambda n: offsets.append(rand(n)) or offsets[-1]
+    state, pi = h.state_for(pod("p", prio=10, req={"cpu": "100m"}))
+    rows = [h.table.name_to_row[n] for n in names]
+    offset, num = h.plugin.get_offset_and_num_candidates(len(rows))
+    assert (num, offsets) == (100, [offset]) and 0 <= offset < 150
+    got, _, errs = h.plugin.evaluator.dry_run_preemption(state, pi, rows, [], offset, num)
+    assert not errs
+    assert [c.name for c in got] == [names[(offset + i) % 150] for i in range(100)]
+    # the offset comes from the scheduler's seeded generator: the same seed, the same window
+    again = Harness([node(n, {"cpu": "100m", "memory": "1Gi", "pods": "110"}) for n in names])
+    assert again.plugin.offset_rand(150) == offset
+
+
+def test_pods_listed_at_start_in_storage_key_order() -> None:
+    """The informer's first list is in etcd key order: "team-a/x" before "team/x"."""
+    from kubesim_scheduler.controller import _storage_key
+
+    pods = [pod(n) for n in ("x", "y")]
+    pods[0]["metadata"]["namespace"] = "team"
+    pods[1]["metadata"]["namespace"] = "team-a"
+    assert [p["metadata"]["namespace"] for p in sorted(pods, key=_storage_key)] == ["team-a", "team"]
