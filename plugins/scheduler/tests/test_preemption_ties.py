@@ -32,7 +32,9 @@ def _pod(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _harness(sc: dict[str, Any]) -> Harness:
-    pdbs = [pdb({"app": "db"}, sc["pdb_allowed"], name="db", namespace="default")] if "pdb_allowed" in sc else []
+    pdbs = []
+    if "pdb_allowed" in sc:
+        pdbs = [pdb({"app": "db"}, sc["pdb_allowed"], name="db", namespace="default")]
     h = Harness([node("node1", {"cpu": f"{sc['node_cpu']}m", "memory": "1Gi", "pods": "110"})], pdbs=pdbs)
     specs = {p["name"]: p for p in sc["pods"]}
     version = 0

@@ -91,6 +91,7 @@ class SchedulerController(Controller):
             pod_max_backoff=settings.pod_max_backoff,
             extenders=extenders,
             record_results=self.annotations,
+            feature_gates=runtime.feature_gates.as_dict(),
         )
         self.history: dict[str, list[ScenarioPodScheduleResult]] = {}
         # KEP "tried twice": tries count per pod within the current epoch; an epoch ends

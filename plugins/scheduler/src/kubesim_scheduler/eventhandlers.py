@@ -125,8 +125,8 @@ class EventHandlers:
         """The binding of a pod this scheduler assumed, changing nothing else it reads.
 
         upstream's cache.AddPod of an assumed pod swaps in the informer's copy by remove +
-        add; the assumed PodInfo already accounts exactly this pod on this node, so it is
-        kept (no parse, no change for the plugins' indexes) and only moved to the end. Only spec.nodeName, the status conditions and
+        add; the assumed PodInfo already accounts exactly this pod on this node, so it
+        is kept (no parse, no change for the plugins' indexes) and only moved to the end. Only spec.nodeName, the status conditions and
         metadata.resourceVersion may differ from the assumed copy.
         """
         if (old.get("spec") or {}).get("nodeName"):

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesim.capacity import Placement
+from kubesim.feature_gates import FeatureGates
 
 from .extender import build_extenders
 from .framework.interface import Plugin
@@ -45,6 +46,7 @@ class WhatIfScheduler:
             # every attempt is dropped at once; "all" trims nothing, so a failure's FitError
             # text is read from the attempt (lazily, only for failures)
             detail="all",
+            feature_gates=FeatureGates(options.get("feature_gates") or None).as_dict(),
         )
         pods = []
         for obj in objects:

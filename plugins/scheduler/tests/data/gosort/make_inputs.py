@@ -5,7 +5,8 @@ import random
 
 rng = random.Random(20261124)
 cases = []
-sizes = [0, 1, 2, 3, 7, 8, 11, 12, 13, 14, 15, 16, 20, 24, 31, 40, 49, 50, 51, 64, 77, 100, 128, 150, 200, 333]
+sizes = [0, 1, 2, 3, 7, 8, 11, 12, 13, 14, 15, 16, 20, 24, 31, 40, 49, 50, 51, 64, 77, 100,
+         128, 150, 200, 333]
 for n in sizes:
     for kind in ("random", "sorted", "reversed", "equal", "sawtooth", "fewvalues"):
         if kind == "random":
