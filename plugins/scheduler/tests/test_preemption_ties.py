@@ -9,7 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kubesim import Runtime
+from kubesim.plugins import load_plugins
+from kubesim_scheduler import hooks as scheduler_hooks
 from kubesim_scheduler import Scheduler
+from kubesim_scheduler.controller import SchedulerController
 from kubesim_scheduler.framework.node_pods import NodePods
 from kubesim_scheduler.framework.pod_info import PodInfo
 from kubesim_scheduler.plugins.defaultpreemption import parse_pdbs
@@ -130,9 +134,20 @@ def test_candidate_window_with_more_than_100_potential_nodes() -> None:
 
 def test_pods_listed_at_start_in_storage_key_order() -> None:
     """The informer's first list is in etcd key order: "team-a/x" before "team/x"."""
-    from kubesim_scheduler.controller import _storage_key
-
-    pods = [pod(n) for n in ("x", "y")]
+    nodes = [node("n1", {"cpu": "1", "memory": "1Gi", "pods": "110"})]
+    pods = [pod(n, node="n1") for n in ("x", "y", "z")]
     pods[0]["metadata"]["namespace"] = "team"
     pods[1]["metadata"]["namespace"] = "team-a"
-    assert [p["metadata"]["namespace"] for p in sorted(pods, key=_storage_key)] == ["team-a", "team"]
+    pods[2]["metadata"]["namespace"] = "team"
+    for p in pods:
+        p["spec"]["containers"] = [{"name": "c", "image": "i"}]
+        del p["metadata"]["uid"]
+    rt = Runtime.standalone(hooks=load_plugins(builtins=[scheduler_hooks], entry_points=False))
+    client = rt.client("test")
+    namespaces = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in ("team", "team-a")]
+    for obj in (*namespaces, *nodes, *pods):
+        client.create(obj)
+    sched = SchedulerController(rt).scheduler
+    row = sched.table.name_to_row["n1"]
+    assert [pi.pod["metadata"]["namespace"] + "/" + pi.name for pi in sched.table.pods[row].values()] == [
+        "team-a/y", "team/x", "team/z"]

@@ -27,7 +27,7 @@ from kubesim import Controller, ControllerWaiter, PodResult, Runtime
 from kubesim.api import ScenarioPodScheduleResult
 from kubesim.cluster import WatchEvent
 from kubesim.errors import ApiError, NotFound
-from kubesim.k8s.keys import namespaced_name
+from kubesim.k8s.keys import namespaced_name, object_key
 
 from .annotations import attempt_annotations
 from .attempt import ScheduleAttempt
@@ -49,12 +49,6 @@ _LISTABLE = {
     "PriorityClass": "scheduling.k8s.io/v1", "Node": "v1", "Pod": "v1",
 }
 TRIES_PER_STEP = 2
-
-
-def _storage_key(obj: Mapping[str, Any]) -> bytes:
-    """The object's key in the API server's storage, which lists sort by."""
-    meta = obj.get("metadata") or {}
-    return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}".encode()
 
 
 def _terminal(pod: Mapping[str, Any]) -> bool:
@@ -105,9 +99,10 @@ class SchedulerController(Controller):
         self._unwatch = self.reader.watch(self._on_event)
         for node in self.reader.list("v1", "Node"):
             self.scheduler.add_node(node)
-        # the informer's first list comes in etcd key order ("namespace/name" as bytes), so
-        # the cache appends each node's pods in that order
-        for pod in sorted(self.reader.list("v1", "Pod"), key=_storage_key):
+        # the informer's first list comes in the API server's storage key order
+        # ("namespace/name": "team-a/x" before "team/x"), and the cache appends each node's
+        # pods in that order
+        for pod in sorted(self.reader.list("v1", "Pod"), key=object_key):
             if not _terminal(pod):
                 self._pod_added(pod)
 
