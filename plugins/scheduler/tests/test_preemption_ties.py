@@ -5,6 +5,7 @@ startTime (time.Now() on every read) and PDB grouping in that order."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from kubesim_scheduler.controller import SchedulerController
 from kubesim_scheduler.framework.node_pods import NodePods
 from kubesim_scheduler.framework.pod_info import PodInfo
 from kubesim_scheduler.plugins.defaultpreemption import parse_pdbs
+from kubesim_cli import run_kubesim
 from preemption_builders import Harness, node, pdb, pod
 
 DATA = Path(__file__).parent / "data" / "preemption_ties"
@@ -75,7 +77,7 @@ def test_victims_as_upstream(sc: dict[str, Any]) -> None:
 
 
 def test_every_scenario_has_an_answer() -> None:
-    assert len(SCENARIOS) == 11 and {s["name"] for s in SCENARIOS} == set(EXPECTED)
+    assert len(SCENARIOS) == 12 and {s["name"] for s in SCENARIOS} == set(EXPECTED)
 
 
 def test_assumed_pod_confirmed_by_the_informer_moves_to_the_end() -> None:
@@ -151,3 +153,15 @@ def test_pods_listed_at_start_in_storage_key_order() -> None:
     row = sched.table.name_to_row["n1"]
     assert [pi.pod["metadata"]["namespace"] + "/" + pi.name for pi in sched.table.pods[row].values()] == [
         "team-a/y", "team/x", "team/z"]
+
+
+def test_kubesim_run_preempts_the_victims_upstream_picks(tmp_path: Path) -> None:
+    """`kubesim run` (scheduler and kubelet): the victims are the ones the Go model picks on
+    the event history this scenario produces (bind: assume + confirm; kubelet: Running)."""
+    shutil.copy(DATA / "fourteen-tied-pods.yaml", tmp_path / "s.yaml")
+    run = run_kubesim("run", "s.yaml", "-q", "-o", "out.json", cwd=tmp_path, keep=("scheduler", "kubelet"))
+    assert run.returncode == 0, run.stderr
+    timeline = json.loads((tmp_path / "out.json").read_text())["status"]["scenarioResult"]["timeline"]
+    preempted = [e["podPreempted"]["pod"]["metadata"]["name"] for step in sorted(timeline, key=int)
+                 for e in timeline[step] if "podPreempted" in e]
+    assert preempted == EXPECTED["the history of fourteen-tied-pods.yaml in kubesim run"]["victims"]
