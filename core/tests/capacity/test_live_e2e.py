@@ -35,6 +35,7 @@ def live(tmp_path: Path) -> Iterator[KubesimServer]:
         yield server
 
 
+@pytest.mark.needs_plugins
 def test_pod_copies_on_a_live_cluster(run_kubesim: RunKubesim, live: KubesimServer, tmp_path: Path) -> None:
     # n1: 4 cpu - 1 (busy) = 3 -> 6 copies of 500m; n2's taint is not tolerated. The pending pod is
     # not counted as placed: cluster-capacity only adds copies to what is bound.
@@ -47,6 +48,7 @@ def test_pod_copies_on_a_live_cluster(run_kubesim: RunKubesim, live: KubesimServ
     assert "1 node(s) had untolerated taint {gpu: yes}" in answer["failReason"]["failMessage"]
 
 
+@pytest.mark.needs_plugins
 def test_add_nodes_on_a_live_cluster(run_kubesim: RunKubesim, live: KubesimServer, tmp_path: Path) -> None:
     # the pending pod fits on n1 already: with 8 copies of 1 cpu besides it, n1 takes 2 more (3 free)
     # and each 2-cpu template node takes 2: (1 + 8 - 3) / 2 = 3 nodes

@@ -12,12 +12,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from kubernetes import client, config
 
 from kubesim.testing import KubesimServer
 from kubesim.testing.cli import kubesim_command
 
 from .test_record_e2e import _node, _pod, _wait_bound
+
+pytestmark = pytest.mark.needs_plugins  # runs the scheduler (and kubelet) plugins
 
 WAIT = 30.0
 REPO = Path(__file__).resolve().parents[3]

@@ -220,6 +220,7 @@ spec:
                                                ["widgets.example.com", "2025-01-01T00:00:00Z"]]
 
 
+@pytest.mark.needs_plugins
 def test_kubectl_get_scenarios(run_kubectl: KubectlRun) -> None:
     assert "No resources found" in run_kubectl("get", "scenarios").stderr
     run_kubectl("apply", "-f", str(_QUICKSTART))
