@@ -21,6 +21,8 @@ ROOT = Path(__file__).parents[3]
 PREEMPTION = ROOT / "examples" / "preemption" / "scenario.yaml"
 PLUGINS = {"scheduler", "kubelet"}
 
+pytestmark = pytest.mark.needs_plugins  # runs the scheduler and kubelet plugins
+
 
 def flat(text: str) -> str:
     """The text with every run of whitespace as one space (piped output wraps long lines)."""
