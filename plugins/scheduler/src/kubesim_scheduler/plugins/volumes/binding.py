@@ -1,0 +1,248 @@
+"""VolumeBinding: binds a pod's unbound claims to volumes or asks for their provisioning.
+
+PreFilter sorts the claims (bound, WaitForFirstConsumer-unbound, Immediate-unbound: the
+last make the pod unschedulable until the PV controller binds them), Filter finds per
+node the volumes that fit, Reserve assumes the chosen bindings, PreBind writes them and
+Unreserve reverts them. Scoring needs StorageCapacityScoring (alpha, off in v1.34), so
+PreScore skips.
+"""
+
+# upstream: pkg/scheduler/framework/plugins/volumebinding/volume_binding.go
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from ...framework.cycle_state import CycleState
+from ...framework.events import NODE, ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint
+from ...framework.interface import (
+    EnqueueExtensions,
+    FilterPlugin,
+    PreBindPlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    ReservePlugin,
+    ScorePlugin,
+)
+from ...framework.node_info import NodeInfo, NodeInfoList
+from ...framework.status import Code, Status
+from .binder import BindError, PodVolumeClaims, PodVolumes, VolumeBinder
+from .objects import NotFoundError, Obj, name_of, namespace_of, pod_claim_refs, volume_is_for_pod
+from .state import storage_view
+
+__all__ = ["VolumeBinding", "ERR_UNBOUND_IMMEDIATE"]
+
+ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+_STATE_KEY = "VolumeBinding"
+
+
+@attrs.define(eq=False)
+class _StateData:
+    all_bound: bool = False
+    pod_volumes_by_node: dict[str, PodVolumes] = attrs.field(factory=dict)
+    claims: PodVolumeClaims | None = None
+    has_static_bindings: bool = False
+
+    def clone(self) -> _StateData:
+        return self  # upstream: shared between the cycle and its preemption clones
+
+
+def _claim_hint(pod: Mapping[str, Any], _old: Any, new: Any) -> QueueingHint:
+    """isSchedulableAfterPersistentVolumeClaimChange: the pod uses the changed claim."""
+    if namespace_of(new) != (namespace_of(pod) or "default"):
+        return QueueingHint.QUEUE_SKIP
+    names = {n for n, _e, _v in pod_claim_refs(pod)}
+    return QueueingHint.QUEUE if name_of(new) in names else QueueingHint.QUEUE_SKIP
+
+
+def _class_hint(_pod: Mapping[str, Any], old: Any, new: Any) -> QueueingHint:
+    """isSchedulableAfterStorageClassChange: a new class, or changed allowedTopologies."""
+    if old is None or (old.get("allowedTopologies") != new.get("allowedTopologies")):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def _csinode_hint(_pod: Mapping[str, Any], old: Any, new: Any) -> QueueingHint:
+    key = "storage.alpha.kubernetes.io/migrated-plugins"
+    if old is None:
+        return QueueingHint.QUEUE
+    old_ann = ((old.get("metadata") or {}).get("annotations") or {}).get(key)
+    new_ann = ((new.get("metadata") or {}).get("annotations") or {}).get(key)
+    return QueueingHint.QUEUE if old_ann != new_ann else QueueingHint.QUEUE_SKIP
+
+
+def _capacity_limit(cap: Any) -> Any:
+    return None if cap is None else cap.get("maximumVolumeSize", cap.get("capacity"))
+
+
+def _capacity_hint(_pod: Mapping[str, Any], old: Any, new: Any) -> QueueingHint:
+    """isSchedulableAfterCSIStorageCapacityChange: new, or its volume limit grew."""
+    from .objects import storage_capacity
+
+    if old is None:
+        return QueueingHint.QUEUE
+    new_limit, old_limit = _capacity_limit(new), _capacity_limit(old)
+
+    def size(q: Any) -> int:
+        return storage_capacity({"spec": {"capacity": {"storage": q}}})
+
+    if new_limit is not None and (old_limit is None or size(new_limit) > size(old_limit)):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+def _driver_hint(pod: Mapping[str, Any], old: Any, new: Any) -> QueueingHint:
+    """isSchedulableAfterCSIDriverChange: storage capacity tracking turned off for an inline CSI volume."""
+    for vol in (pod.get("spec") or {}).get("volumes") or ():
+        csi = vol.get("csi")
+        if not csi or csi.get("driver") != name_of(new):
+            continue
+        if ((old or {}).get("spec") or {}).get("storageCapacity") and not (new.get("spec") or {}).get("storageCapacity"):
+            return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
+
+
+class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin, PreScorePlugin, ScorePlugin,
+                    EnqueueExtensions):
+    """The VolumeBinding plugin (bindTimeoutSeconds is accepted; the wait is not simulated)."""
+
+    name = "VolumeBinding"
+
+    def __init__(self, args: Mapping[str, Any] | None, handle: Any) -> None:
+        super().__init__(args, handle)
+        self.binder = VolumeBinder(self.handle.update_object)
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        node_actions = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
+        if not self.handle.feature("SchedulerQueueingHints"):
+            node_actions |= ActionType.UPDATE_NODE_TAINT
+        add_update = ActionType.ADD | ActionType.UPDATE
+        return [
+            ClusterEventWithHint(ClusterEvent("StorageClass", add_update), _class_hint),
+            ClusterEventWithHint(ClusterEvent("PersistentVolumeClaim", add_update), _claim_hint),
+            ClusterEventWithHint(ClusterEvent("PersistentVolume", add_update)),
+            ClusterEventWithHint(ClusterEvent(NODE, node_actions)),
+            ClusterEventWithHint(ClusterEvent("CSINode", add_update), _csinode_hint),
+            ClusterEventWithHint(ClusterEvent("CSIDriver", ActionType.UPDATE), _driver_hint),
+            ClusterEventWithHint(ClusterEvent("CSIStorageCapacity", add_update), _capacity_hint),
+        ]
+
+    def _pod_has_pvcs(self, state: CycleState, pod: Obj) -> tuple[bool, str | None]:
+        """podHasPVCs: whether the pod has claims, and why it cannot be scheduled yet."""
+        view = storage_view(state, self.handle)
+        refs = pod_claim_refs(pod)
+        ns = namespace_of(pod) or "default"
+        for name, ephemeral, _vol in refs:
+            try:
+                pvc = view.claim(ns, name)
+            except NotFoundError as exc:
+                if ephemeral:
+                    return True, f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{name}"'
+                return True, str(exc)
+            if (pvc.get("status") or {}).get("phase") == "Lost":
+                volume = (pvc.get("spec") or {}).get("volumeName") or ""
+                return True, f'persistentvolumeclaim "{name}" bound to non-existent persistentvolume "{volume}"'
+            if (pvc.get("metadata") or {}).get("deletionTimestamp"):
+                return True, f'persistentvolumeclaim "{name}" is being deleted'
+            if ephemeral:
+                err = volume_is_for_pod(pod, pvc)
+                if err:
+                    return True, err
+        return bool(refs), None
+
+    def pre_filter(self, state: CycleState, pod: Mapping[str, Any], nodes: NodeInfoList) -> tuple[PreFilterResult | None, Status | None]:
+        has, err = self._pod_has_pvcs(state, pod)
+        if err is not None:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, err)
+        if not has:
+            state.write(_STATE_KEY, _StateData())
+            return None, Status(Code.SKIP)
+        try:
+            claims = self.binder.get_pod_volume_claims(storage_view(state, self.handle), pod)
+        except BindError as exc:
+            return None, Status.from_error(exc)
+        if claims.unbound_immediate:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_UNBOUND_IMMEDIATE)
+        state.write(_STATE_KEY, _StateData(claims=PodVolumeClaims(
+            bound=claims.bound, unbound_delay_binding=claims.unbound_delay_binding,
+            unbound_volumes_delay_binding=claims.unbound_volumes_delay_binding)))
+        return None, None
+
+    def _state(self, state: CycleState) -> _StateData:
+        data = state.get(_STATE_KEY)
+        if not isinstance(data, _StateData):
+            raise BindError(f'reading "{_STATE_KEY}" from cycleState: not found')
+        return data
+
+    def filter(self, state: CycleState, pod: Mapping[str, Any], node_info: NodeInfo) -> Status | None:
+        try:
+            data = self._state(state)
+            assert data.claims is not None
+            volumes, reasons = self.binder.find_pod_volumes(storage_view(state, self.handle), pod, data.claims, node_info.node)
+        except (BindError, AssertionError) as exc:
+            return Status.from_error(exc)
+        if reasons:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons)
+        data.pod_volumes_by_node[node_info.name] = volumes
+        data.has_static_bindings = data.has_static_bindings or bool(volumes.static_bindings)
+        return None
+
+    def pre_score(self, state: CycleState, pod: Mapping[str, Any], nodes: NodeInfoList) -> Status | None:
+        return Status(Code.SKIP)  # no scorer: StorageCapacityScoring is off
+
+    def score(self, state: CycleState, pod: Mapping[str, Any], node_info: NodeInfo) -> int:
+        return 0
+
+    def reserve(self, state: CycleState, pod: Mapping[str, Any], node_name: str) -> Status | None:
+        try:
+            data = self._state(state)
+        except BindError as exc:
+            return Status.from_error(exc)
+        volumes = data.pod_volumes_by_node.get(node_name)
+        if volumes is None:
+            data.all_bound = True
+            return None
+        try:
+            data.all_bound = self.binder.assume_pod_volumes(storage_view(state, self.handle), pod, node_name, volumes)
+        except BindError as exc:
+            return Status.from_error(exc)
+        return None
+
+    def pre_bind_pre_flight(self, state: CycleState, pod: Mapping[str, Any], node_name: str) -> Status | None:
+        try:
+            data = self._state(state)
+        except BindError as exc:
+            return Status.from_error(exc)
+        if data.all_bound:
+            return Status(Code.SKIP)
+        if node_name not in data.pod_volumes_by_node:
+            return Status.from_error(f'no pod volume found for node "{node_name}"')
+        return None
+
+    def pre_bind(self, state: CycleState, pod: Mapping[str, Any], node_name: str) -> Status | None:
+        try:
+            data = self._state(state)
+        except BindError as exc:
+            return Status.from_error(exc)
+        if data.all_bound:
+            return None
+        volumes = data.pod_volumes_by_node.get(node_name)
+        if volumes is None:
+            return Status.from_error(f'no pod volume found for node "{node_name}"')
+        try:
+            self.binder.bind_pod_volumes(pod, volumes)
+        except BindError as exc:
+            return Status.from_error(exc)
+        return None
+
+    def unreserve(self, state: CycleState, pod: Mapping[str, Any], node_name: str) -> None:
+        data = state.get(_STATE_KEY)
+        if not isinstance(data, _StateData):
+            return
+        volumes = data.pod_volumes_by_node.get(node_name)
+        if volumes is not None:
+            self.binder.revert_assumed_pod_volumes(volumes)
