@@ -113,9 +113,9 @@ class SchedulerController(Controller):
         if event.actor != self.name and obj.get("kind") != "Scenario":
             self._new_epoch()
         kind = obj.get("kind")
-        if kind in STORAGE_EVENT_KINDS and obj.get("apiVersion") == STORAGE_EVENT_KINDS[kind]:
+        if isinstance(kind, str) and obj.get("apiVersion") == STORAGE_EVENT_KINDS.get(kind):
             # the volume plugins' cluster events (informers on these kinds upstream)
-            self.scheduler.storage_event(str(kind), event.type, event.old_object, obj)
+            self.scheduler.storage_event(kind, event.type, event.old_object, obj)
             return
         if obj.get("apiVersion") != "v1":
             return

@@ -19,15 +19,12 @@ from typing import Any
 import attrs
 
 from kubesim.k8s.selectors import SelectorError, label_selector_as_selector
-
-from .objects import (
+from kubesim.k8s.storage import (
     ANN_BIND_COMPLETED,
     ANN_BOUND_BY_CONTROLLER,
     ANN_SELECTED_NODE,
     NOT_SUPPORTED_PROVISIONER,
-    NotFoundError,
     Obj,
-    StorageView,
     annotations_of,
     check_node_affinity,
     claim_class,
@@ -37,11 +34,13 @@ from .objects import (
     name_of,
     namespace_of,
     pod_claim_refs,
-    storage_capacity,
+    quantity_bytes,
     storage_request,
     volume_class,
     volume_is_for_pod,
 )
+
+from .objects import NotFoundError, StorageView
 
 __all__ = [
     "ERR_REASON_BIND_CONFLICT",
@@ -242,7 +241,7 @@ class VolumeBinder:
             if not check_node_affinity(vol, labels):
                 bound_ok = False
                 break
-        if bound_ok and bound_found and claims.unbound_delay_binding:
+        if claims.unbound_delay_binding:
             to_match: list[Obj] = []
             to_provision: list[Obj] = []
             for pvc in claims.unbound_delay_binding:
@@ -333,7 +332,7 @@ class VolumeBinder:
             if cap.get("storageClassName") != name_of(sc):
                 continue
             limit = cap.get("maximumVolumeSize", cap.get("capacity"))
-            if limit is None or _quantity_bytes(limit) < size:
+            if limit is None or quantity_bytes(limit) < size:
                 continue
             topology = cap.get("nodeTopology")
             if topology is None:
@@ -395,10 +394,6 @@ class VolumeBinder:
             for kind, key, _ in items[done:]:
                 self.cache.restore(kind, key)
             raise BindError(str(getattr(exc, "message", exc))) from exc
-
-
-def _quantity_bytes(q: Any) -> int:
-    return storage_capacity({"spec": {"capacity": {"storage": q}}})
 
 
 def _bind_volume_to_claim(pv: Obj, pvc: Obj) -> tuple[Obj, bool]:

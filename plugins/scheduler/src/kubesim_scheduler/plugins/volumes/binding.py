@@ -3,22 +3,38 @@
 PreFilter sorts the claims (bound, WaitForFirstConsumer-unbound, Immediate-unbound: the
 last make the pod unschedulable until the PV controller binds them), Filter finds per
 node the volumes that fit, Reserve assumes the chosen bindings, PreBind writes them and
-Unreserve reverts them. Scoring needs StorageCapacityScoring (alpha, off in v1.34), so
-PreScore skips.
+Unreserve reverts them. Scoring needs the StorageCapacityScoring gate (alpha, off in
+v1.34): without it PreScore skips.
 """
 
 # upstream: pkg/scheduler/framework/plugins/volumebinding/volume_binding.go
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
+import numpy as np
+
+from kubesim.k8s.storage import (
+    Obj,
+    claim_class,
+    name_of,
+    namespace_of,
+    pod_claim_refs,
+    quantity_bytes,
+    storage_capacity,
+    storage_request,
+    volume_class,
+    volume_is_for_pod,
+)
 
 from ...framework.cycle_state import CycleState
 from ...framework.events import NODE, ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint
 from ...framework.interface import (
+    MAX_NODE_SCORE,
     EnqueueExtensions,
     FilterPlugin,
     PreBindPlugin,
@@ -30,11 +46,12 @@ from ...framework.interface import (
 )
 from ...framework.node_info import NodeInfo, NodeInfoList
 from ...framework.status import Code, Status
+from ...helper import build_broken_linear_function
 from .binder import BindError, PodVolumeClaims, PodVolumes, VolumeBinder
-from .objects import NotFoundError, Obj, name_of, namespace_of, pod_claim_refs, volume_is_for_pod
+from .objects import NotFoundError
 from .state import storage_view
 
-__all__ = ["VolumeBinding", "ERR_UNBOUND_IMMEDIATE"]
+__all__ = ["VolumeBinding", "ERR_UNBOUND_IMMEDIATE", "build_scorer"]
 
 ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 _STATE_KEY = "VolumeBinding"
@@ -81,16 +98,10 @@ def _capacity_limit(cap: Any) -> Any:
 
 def _capacity_hint(_pod: Mapping[str, Any], old: Any, new: Any) -> QueueingHint:
     """isSchedulableAfterCSIStorageCapacityChange: new, or its volume limit grew."""
-    from .objects import storage_capacity
-
     if old is None:
         return QueueingHint.QUEUE
     new_limit, old_limit = _capacity_limit(new), _capacity_limit(old)
-
-    def size(q: Any) -> int:
-        return storage_capacity({"spec": {"capacity": {"storage": q}}})
-
-    if new_limit is not None and (old_limit is None or size(new_limit) > size(old_limit)):
+    if new_limit is not None and (old_limit is None or quantity_bytes(new_limit) > quantity_bytes(old_limit)):
         return QueueingHint.QUEUE
     return QueueingHint.QUEUE_SKIP
 
@@ -106,6 +117,30 @@ def _driver_hint(pod: Mapping[str, Any], old: Any, new: Any) -> QueueingHint:
     return QueueingHint.QUEUE_SKIP
 
 
+ScoreFn = Callable[[Mapping[str, tuple[int, int]]], int]
+_MAX_UTILIZATION = 100
+_DEFAULT_SHAPE = ({"utilization": 0, "score": 10}, {"utilization": 100, "score": 0})
+
+
+def build_scorer(shape: Sequence[Mapping[str, Any]]) -> ScoreFn:
+    """buildScorerFunction: class -> (requested, capacity) to the mean of the per-class scores."""
+    # upstream: pkg/scheduler/framework/plugins/volumebinding/scorer.go
+    raw = build_broken_linear_function(
+        [(int(p.get("utilization", 0)), int(p.get("score", 0)) * (MAX_NODE_SCORE // 10)) for p in shape])
+
+    def one(requested: int, capacity: int) -> int:
+        util = _MAX_UTILIZATION if capacity == 0 or requested > capacity else requested * _MAX_UTILIZATION // capacity
+        return int(raw(np.array([util], dtype=np.int64))[0])
+
+    def score(classes: Mapping[str, tuple[int, int]]) -> int:
+        if not classes:
+            return 0
+        total = sum(one(req, cap) for req, cap in classes.values())
+        return int(math.floor(total / len(classes) + 0.5))
+
+    return score
+
+
 class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin, PreScorePlugin, ScorePlugin,
                     EnqueueExtensions):
     """The VolumeBinding plugin (bindTimeoutSeconds is accepted; the wait is not simulated)."""
@@ -115,6 +150,10 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
     def __init__(self, args: Mapping[str, Any] | None, handle: Any) -> None:
         super().__init__(args, handle)
         self.binder = VolumeBinder(self.handle.update_object)
+        self.capacity_scoring = self.handle.feature("StorageCapacityScoring")
+        self.scorer: ScoreFn | None = None
+        if self.capacity_scoring:
+            self.scorer = build_scorer(self.args.get("shape") or _DEFAULT_SHAPE)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         node_actions = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
@@ -192,10 +231,36 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
         return None
 
     def pre_score(self, state: CycleState, pod: Mapping[str, Any], nodes: NodeInfoList) -> Status | None:
-        return Status(Code.SKIP)  # no scorer: StorageCapacityScoring is off
+        if self.scorer is None:
+            return Status(Code.SKIP)
+        data = state.get(_STATE_KEY)
+        if not isinstance(data, _StateData):
+            return Status.from_error(f'reading "{_STATE_KEY}" from cycleState: not found')
+        if data.has_static_bindings or self.capacity_scoring:
+            return None
+        return Status(Code.SKIP)
 
     def score(self, state: CycleState, pod: Mapping[str, Any], node_info: NodeInfo) -> int:
-        return 0
+        data = state.get(_STATE_KEY)
+        if self.scorer is None or not isinstance(data, _StateData):
+            return 0
+        volumes = data.pod_volumes_by_node.get(node_info.name)
+        if volumes is None:
+            return 0
+        classes: dict[str, tuple[int, int]] = {}
+        if volumes.static_bindings or not self.capacity_scoring:
+            for b in volumes.static_bindings:
+                req, cap = classes.get(volume_class(b.pv), (0, 0))
+                classes[volume_class(b.pv)] = (req + storage_request(b.pvc), cap + storage_capacity(b.pv))
+        else:
+            for d in volumes.dynamic_provisions:
+                if d.node_capacity is None:
+                    continue
+                cls = claim_class(d.pvc)
+                req, _cap = classes.get(cls, (0, 0))
+                cap = quantity_bytes(d.node_capacity.get("capacity"))
+                classes[cls] = (req + storage_request(d.pvc), cap)
+        return self.scorer(classes)
 
     def reserve(self, state: CycleState, pod: Mapping[str, Any], node_name: str) -> Status | None:
         try:

@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubesim.k8s.storage import Obj, claim_class, name_of, namespace_of, pod_claim_refs, volume_is_for_pod
+
 from ...framework.cycle_state import CycleState
 from ...framework.events import POD, ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint
 from ...framework.interface import EnqueueExtensions, FilterPlugin, PreFilterPlugin, PreFilterResult
 from ...framework.node_info import NodeInfo, NodeInfoList
 from ...framework.status import Code, Status
-from .objects import NotFoundError, Obj, StorageView, claim_class, name_of, namespace_of, pod_claim_refs, volume_is_for_pod
+from .objects import NotFoundError, StorageView
 from .state import storage_view
 
 __all__ = ["NodeVolumeLimits", "ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED", "VOLUME_HANDLE_PREFIX"]

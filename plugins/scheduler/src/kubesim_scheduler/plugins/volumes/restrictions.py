@@ -9,13 +9,15 @@ from typing import Any
 
 import attrs
 
+from kubesim.k8s.storage import Obj, claim_names, name_of, namespace_of
+
 from ...framework.cycle_state import CycleState
 from ...framework.events import NODE, POD, ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint
 from ...framework.interface import EnqueueExtensions, FilterPlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult
 from ...framework.node_info import NodeInfo, NodeInfoList
 from ...framework.pod_info import PodInfo
 from ...framework.status import Code, Status
-from .objects import NotFoundError, Obj, claim_names, name_of, namespace_of
+from .objects import NotFoundError
 from .state import storage_view
 
 __all__ = ["VolumeRestrictions", "ERR_REASON_DISK_CONFLICT", "ERR_REASON_RWOP_CONFLICT"]

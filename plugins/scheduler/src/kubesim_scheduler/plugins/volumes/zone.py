@@ -10,12 +10,14 @@ from typing import Any
 
 import attrs
 
+from kubesim.k8s.storage import Obj, claim_class, claim_names, name_of, namespace_of
+
 from ...framework.cycle_state import CycleState
 from ...framework.events import NODE, ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint
 from ...framework.interface import EnqueueExtensions, FilterPlugin, PreFilterPlugin, PreFilterResult
 from ...framework.node_info import NodeInfo, NodeInfoList
 from ...framework.status import Code, Status
-from .objects import NotFoundError, Obj, StorageView, claim_class, claim_names, name_of, namespace_of
+from .objects import NotFoundError, StorageView
 from .state import storage_view
 
 __all__ = ["VolumeZone", "ERR_REASON_CONFLICT", "TOPOLOGY_LABELS"]
