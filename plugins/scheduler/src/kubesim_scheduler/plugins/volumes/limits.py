@@ -78,7 +78,7 @@ def _attachable_volumes(view: StorageView, pod: Obj, new_pod: bool, result: dict
             pvc = view.claim(ns, name)
         except NotFoundError as exc:
             if new_pod:
-                raise _LookupError(str(exc), True) from exc
+                raise _LookupError(f"looking up PVC {ns}/{name}: {exc}", True) from exc
             continue
         if ephemeral:
             err = volume_is_for_pod(pod, pvc)
