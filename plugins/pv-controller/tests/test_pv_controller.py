@@ -174,3 +174,39 @@ def test_same_inputs_same_writes() -> None:
     first = run()
     assert first == run()
     assert len(first) == 3
+
+
+def test_default_class_is_assigned_retroactively(env: SimEnv) -> None:
+    env.create(pvc("data", storage_class=None))
+    env.settle()
+    assert "storageClassName" not in claim(env, "data")["spec"]
+    env.create(sc("standard", metadata={"name": "standard",
+                                         "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}}))
+    env.settle()
+    c = claim(env, "data")
+    assert c["spec"]["storageClassName"] == "standard"
+    assert c["status"]["phase"] == "Bound"  # provisioned from the class (Immediate)
+
+
+def test_ephemeral_volume_claims_follow_their_pod() -> None:
+    from kubesim_pv_controller import EphemeralVolumeController
+
+    template = {"metadata": {"labels": {"type": "scratch"}},
+                "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "fast",
+                         "resources": {"requests": {"storage": "1Gi"}}}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "app", "namespace": "default"},
+           "spec": {"containers": [{"name": "c", "image": "busybox"}],
+                    "volumes": [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": template}},
+                                {"name": "cm", "configMap": {"name": "x"}}]}}
+    with SimEnv([PersistentVolumeController, EphemeralVolumeController]) as e:
+        e.create(sc("fast"))
+        created = e.create(pod)
+        e.settle()
+        c = e.get("v1", "PersistentVolumeClaim", "app-scratch", "default")
+        assert c["metadata"]["labels"] == {"type": "scratch"}
+        assert c["metadata"]["ownerReferences"][0]["uid"] == created["metadata"]["uid"]
+        assert c["status"]["phase"] == "Bound"
+        assert [x["metadata"]["name"] for x in e.list("v1", "PersistentVolumeClaim")] == ["app-scratch"]
+        e.delete("v1", "Pod", "app", "default")
+        e.settle()
+        assert not e.exists("v1", "PersistentVolumeClaim", "app-scratch", "default")

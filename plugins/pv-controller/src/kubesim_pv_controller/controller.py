@@ -20,9 +20,11 @@ from collections.abc import Hashable, Iterable
 from typing import Any, ClassVar
 
 from kubesim.cluster import WatchEvent
+from kubesim.cluster.storage_class import default_class
 from kubesim.controllers import ReconcileController
 from kubesim.errors import ApiError, NotFound
 from kubesim.k8s.storage import (
+    ANN_BETA_STORAGE_CLASS as ANN_BETA_CLASS,
     ANN_BETA_STORAGE_PROVISIONER,
     ANN_BIND_COMPLETED,
     ANN_BOUND_BY_CONTROLLER,
@@ -141,6 +143,8 @@ class PersistentVolumeController(ReconcileController):
 
     def _sync_unbound_claim(self, claim: dict[str, Any]) -> None:
         volume_name = (claim.get("spec") or {}).get("volumeName") or ""
+        if not volume_name and self._assign_default_class(claim):
+            return  # the update's event syncs the claim again
         if not volume_name:
             sc = self._class(claim_class(claim))
             delay = bool(sc is not None and sc.get("volumeBindingMode") == "WaitForFirstConsumer")
@@ -164,6 +168,19 @@ class PersistentVolumeController(ReconcileController):
             self._set_claim_phase(claim, "Pending")  # pre-bound to a missing or taken volume
             return
         self._bind(copy.deepcopy(volume), claim)
+
+    def _assign_default_class(self, claim: dict[str, Any]) -> bool:
+        """Retroactive default StorageClass: a claim created with no class at all gets the default
+        class once there is one (an empty class name means "no class" and is kept)."""
+        if (claim.get("spec") or {}).get("storageClassName") is not None or ANN_BETA_CLASS in annotations_of(claim):
+            return False
+        sc = default_class(self.reader.list("storage.k8s.io/v1", "StorageClass"))
+        if sc is None:
+            return False
+        claim = copy.deepcopy(claim)
+        claim["spec"]["storageClassName"] = name_of(sc)
+        self.client.update(claim)
+        return True
 
     def _sync_bound_claim(self, claim: dict[str, Any]) -> None:
         volume_name = (claim.get("spec") or {}).get("volumeName") or ""
