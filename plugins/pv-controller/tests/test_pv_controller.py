@@ -210,3 +210,23 @@ def test_ephemeral_volume_claims_follow_their_pod() -> None:
         e.delete("v1", "Pod", "app", "default")
         e.settle()
         assert not e.exists("v1", "PersistentVolumeClaim", "app-scratch", "default")
+
+
+def test_imported_bound_pair_stays_bound(env: SimEnv) -> None:
+    """kubesim import keeps a bound claim's annotations but drops the volume's claimRef uid."""
+    bound = pv("imported", "1Gi", claimRef={"namespace": "default", "name": "data"})
+    env.create(bound)
+    volume_obj = volume(env, "imported")
+    volume_obj["status"] = {"phase": "Bound"}
+    env.cluster.update(volume_obj, actor="scenario", subresource="status")
+    c = pvc("data", volumeName="imported")
+    c["metadata"]["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
+    phases: list[str] = []
+    env.cluster.watch(lambda e: phases.append(e.object.get("status", {}).get("phase", ""))
+                      if e.object.get("kind") == "PersistentVolume" else None)
+    created = env.create(c)
+    env.settle()
+    assert volume(env, "imported")["spec"]["claimRef"]["uid"] == created["metadata"]["uid"]
+    assert volume(env, "imported")["status"]["phase"] == "Bound"
+    assert claim(env, "data")["status"]["phase"] == "Bound"
+    assert phases and "Available" not in phases  # never released on the way

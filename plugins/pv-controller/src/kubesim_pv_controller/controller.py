@@ -189,8 +189,10 @@ class PersistentVolumeController(ReconcileController):
             self._set_claim_phase(claim, "Lost")
             return
         ref = (volume.get("spec") or {}).get("claimRef")
-        if not ref or ref.get("uid") == _uid(claim):
-            self._bind(copy.deepcopy(volume), claim)  # (re)complete the binding, a no-op when done
+        if not ref or is_volume_bound_to_claim(volume, claim):
+            # (re)complete the binding, a no-op when done; a claimRef without uid (an imported
+            # pair) gets the claim's uid
+            self._bind(copy.deepcopy(volume), claim)
             return
         self._set_claim_phase(claim, "Lost")  # the volume is bound to another claim
 
@@ -205,6 +207,9 @@ class PersistentVolumeController(ReconcileController):
             return
         claim = self._get(_CLAIM, ref.get("name") or "", ref.get("namespace") or "")
         if not ref.get("uid"):
+            if claim is not None and (claim.get("spec") or {}).get("volumeName") == name:
+                self.queue.add((_CLAIM, namespace_of(claim), name_of(claim)))  # a bound pair without uid
+                return
             self._set_volume_phase(volume, "Available")  # pre-bound by the user: the claim's sync binds it
             return
         if claim is None or _uid(claim) != ref.get("uid"):
