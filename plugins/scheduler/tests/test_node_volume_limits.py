@@ -17,6 +17,7 @@ from kubesim_scheduler.plugins.volumes import limits
 EBS = "ebs.csi.aws.com"
 GCE = "pd.csi.storage.gke.io"
 NODE = "node-for-max-pd-test-1"
+HOSTPATH = "kubernetes.io/hostpath"
 EXCEEDED = Status(Code.UNSCHEDULABLE, limits.ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
 
 
@@ -26,7 +27,10 @@ def fake_objects(drivers: list[str], va_count: int) -> list[dict[str, Any]]:
     for driver in drivers:
         for j in range(4):
             name = f"csi-{driver}-{j}"
-            out.append(make_pv(name, csi=(driver, name)))
+            if driver == HOSTPATH:  # a volume of an in-tree plugin that cannot migrate to CSI
+                out.append({**make_pv(name), "spec": {"hostPath": {"path": "/tmp"}}})
+            else:
+                out.append(make_pv(name, csi=(driver, name)))
             out.append(make_pvc(name, volume=name))
         for j in range(va_count):
             out.append({"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment",
@@ -97,6 +101,8 @@ CASES: list[tuple[Any, ...]] = [
      "csinode", None, EXCEEDED),
     ("don't count pvcs with different type towards volume limit", GCE_TWO, [EBS_TWO, RUNNING], [], 2, 0, [EBS, GCE],
      "csinode", None, None),
+    ("should not count non-migratable in-tree volumes", pvc_pod("hostpath", f"csi-{HOSTPATH}-0"), [EBS_TWO], [], 2, 0,
+     [HOSTPATH, EBS], "csinode", None, None),
     ("ephemeral volume missing", EPHEMERAL, [], [], 0, 0, [EBS], "csinode-with-no-limit", None, NOT_FOUND),
     ("ephemeral volume not owned", EPHEMERAL, [], [ephemeral_claim("xyz", None)], 0, 0, [EBS],
      "csinode-with-no-limit", None,
