@@ -230,3 +230,12 @@ def test_imported_bound_pair_stays_bound(env: SimEnv) -> None:
     assert volume(env, "imported")["status"]["phase"] == "Bound"
     assert claim(env, "data")["status"]["phase"] == "Bound"
     assert phases and "Available" not in phases  # never released on the way
+
+
+def test_claim_naming_a_volume_attributes_class_waits(env: SimEnv) -> None:
+    """VolumeAttributesClass is off in v1.34: FindMatchingVolume refuses such a claim, which stays Pending."""
+    env.create(pv("v", "1Gi"))
+    env.create(pvc("data", volumeAttributesClassName="gold"))
+    env.settle()
+    assert claim(env, "data")["status"]["phase"] == "Pending"
+    assert "claimRef" not in volume(env, "v")["spec"]

@@ -148,7 +148,13 @@ class PersistentVolumeController(ReconcileController):
         if not volume_name:
             sc = self._class(claim_class(claim))
             delay = bool(sc is not None and sc.get("volumeBindingMode") == "WaitForFirstConsumer")
-            volume = find_matching_volume(claim, self.reader.list("v1", _VOLUME), None, {}, delay)
+            try:
+                volume = find_matching_volume(claim, self.reader.list("v1", _VOLUME), None, {}, delay)
+            except ValueError as exc:  # upstream: a sync error and a warning event; the claim waits
+                self.log.warning("claim cannot be bound", claim=f"{namespace_of(claim)}/{name_of(claim)}",
+                                 error=str(exc))
+                self._set_claim_phase(claim, "Pending")
+                return
             if volume is not None:
                 self._bind(copy.deepcopy(dict(volume)), claim)
                 return
