@@ -172,8 +172,10 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin,
 
     def _pod_has_pvcs(self, state: CycleState, pod: Obj) -> tuple[bool, str | None]:
         """podHasPVCs: whether the pod has claims, and why it cannot be scheduled yet."""
-        view = storage_view(state, self.handle)
         refs = pod_claim_refs(pod)
+        if not refs:
+            return False, None
+        view = storage_view(state, self.handle)
         ns = namespace_of(pod) or "default"
         for name, ephemeral, _vol in refs:
             try:
