@@ -2,7 +2,9 @@
 
 Exit codes: 0 when every scenario ended Succeeded or Paused, 1 when one Failed (its
 result is still written) or an output could not be written, 2 for invalid input (nothing
-is run), 130 when interrupted by SIGINT and 143 by SIGTERM (what was computed is written).
+is run), 3 with `run --fail-on-paused` when one ended Paused (it ran out of operations
+before a done operation; its result is written), 130 when interrupted by SIGINT and 143
+by SIGTERM (what was computed is written).
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ from typing import Any
 
 import click
 import structlog
-from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kubesim.api import Scenario, ScenarioPhase
 from kubesim.cli.capacity import capacity_command
 from kubesim.cli.compare import compare_command
+from kubesim.cli.consoles import console
 from kubesim.cli.import_cmd import import_command
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, dump, write_atomic
@@ -45,8 +47,9 @@ __all__ = ["build_cli", "main"]
 
 EXIT_FAILED = 1
 EXIT_INVALID = 2
+EXIT_PAUSED = 3
 
-_stderr = Console(stderr=True)
+_stderr = console(stderr=True)
 
 
 def _fail_invalid(exc: InvalidInput) -> None:
@@ -78,7 +81,7 @@ def _summary(scenarios: Sequence[Scenario]) -> Table:
                         counts[field] += 1
         detail = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
         step = s.status.step_status.step
-        table.add_row(s.name, s.status.phase.value if s.status.phase else "", f"{step.major}.{step.minor}",
+        table.add_row(s.name, s.status.phase.value if s.status.phase else "", str(step),
                       detail, s.status.message or "")
     return table
 
@@ -137,10 +140,11 @@ def build_cli(hooks: Hooks) -> click.Group:
     @click.option("--update-results-strategy", type=click.Choice(UPDATE_STRATEGIES), envvar="UPDATE_SCENARIO_RESULTS_STRATEGY", default="AtMovingNextStep", show_default=True, help="When the in-cluster Scenario's status.scenarioResult is updated.")
     @click.option("--allow-unknown-targets", is_flag=True, help="Allow patch/delete of objects no earlier operation creates (controllers may create them).")
     @click.option("--max-objects", type=click.IntRange(min=1), default=MAX_OBJECTS, show_default=True, help="Fail a scenario whose cluster grows past this many objects.")
+    @click.option("--fail-on-paused", is_flag=True, help="Exit 3 when a scenario ends Paused (no done operation), e.g. in CI.")
     @_verbose_options
     def run(files: tuple[str, ...], output: str | None, export_cluster: str | None, seed: int,
             step_duration: timedelta, start_time: datetime, update_results_strategy: str,
-            allow_unknown_targets: bool, max_objects: int, verbose: int, quiet: int,
+            allow_unknown_targets: bool, max_objects: int, fail_on_paused: bool, verbose: int, quiet: int,
             **plugin_options: Any) -> None:
         """Run the scenarios in FILES (YAML or JSON, several documents each) one after another."""
         verbosity = _verbosity(verbose, quiet)
@@ -188,6 +192,15 @@ def build_cli(hooks: Hooks) -> click.Group:
             sys.exit(exit_code(interrupted))
         if not written or any(s.status.phase == ScenarioPhase.FAILED for s in results):
             sys.exit(EXIT_FAILED)
+        paused = [s for s in results if s.status.phase == ScenarioPhase.PAUSED]
+        for s in paused:
+            if fail_on_paused or verbosity >= 0:
+                level = "error" if fail_on_paused else "warning"
+                hint = "" if fail_on_paused else " (--fail-on-paused makes this exit 3)"
+                click.echo(f"{level}: scenario {s.name} ended Paused at step {s.status.step_status.step}: "
+                           f"its operations ran out before a done operation{hint}", err=True)
+        if paused and fail_on_paused:
+            sys.exit(EXIT_PAUSED)
 
     for option in hooks.run_options():
         run.params.append(option)
@@ -227,7 +240,7 @@ def build_cli(hooks: Hooks) -> click.Group:
             table.add_column(col)
         for i in infos:
             table.add_row(i.name, i.distribution or "-", i.version or "-", ", ".join(i.hooks))
-        Console().print(table)
+        console().print(table)
 
     cli.add_command(report_command(hooks))
     cli.add_command(compare_command(hooks))

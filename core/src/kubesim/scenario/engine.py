@@ -38,6 +38,7 @@ from kubesim.api import (
     structure,
     unstructure,
 )
+from kubesim.api.digest import spec_hash
 from kubesim.api.validation import PATCH_TYPES, assign_operation_ids, parse_patch, validate_scenario
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import Cluster, WatchEvent, copy_tree
@@ -290,6 +291,9 @@ class ScenarioRun:
             raise ScenarioFailed("invalid operations: " + "; ".join(str(p) for p in problems))
         obj = self._scenario_object()
         self._spec_json = (self.scenario.spec, obj["spec"])  # shared with the stored object: read-only
+        result = self.scenario.status.scenario_result
+        if result is not None:
+            result.scenario_hash = spec_hash(obj["spec"])
         self.cluster.create(obj, actor=ENGINE_ACTOR, copy=False)
         for name in self.pre_simulation + self.simulation:
             if name in factories:
@@ -576,8 +580,9 @@ class ScenarioRun:
         result = status.scenario_result
         data: dict[str, Any] = unstructure(attrs.evolve(status, scenario_result=None))
         if result is not None and with_result:
-            data["scenarioResult"] = unstructure(attrs.evolve(result, timeline={}))
-            data["scenarioResult"]["timeline"] = self.timeline.json()
+            head = unstructure(attrs.evolve(result, timeline={}))
+            head.pop("timeline", None)  # last, after the short fields (simulatorVersion, scenarioHash)
+            data["scenarioResult"] = {**head, "timeline": self.timeline.json()}
         return data
 
     def to_json(self) -> dict[str, Any]:
