@@ -128,7 +128,7 @@ def test_report_lists_plugin_tables(small_result: Scenario) -> None:
             return Table("count", (Column("events", "int", "events and step ends"),), [(acc,)], "a plugin table")
 
     page = render_report([analyze(small_result, aggregators={"count": Count()})])
-    assert "<h3>count</h3>" in page and "<td>21</td>" in page  # 15 events + 6 step ends
+    assert "<h3>count</h3>" in page and "<td class=\"num\">21</td>" in page  # 15 events + 6 step ends
 
 
 def test_report_without_plotly(monkeypatch: pytest.MonkeyPatch, small_result: Scenario) -> None:

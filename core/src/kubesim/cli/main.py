@@ -19,7 +19,6 @@ from typing import Any
 
 import click
 import structlog
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kubesim.api import Scenario, ScenarioPhase
@@ -30,6 +29,7 @@ from kubesim.cli.import_cmd import import_command
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
+from kubesim.cli.progress import LIVE_INTERVAL, RunProgress
 from kubesim.cli.record_cmd import record_command
 from kubesim.cli.report import report_command
 from kubesim.cli.serve import serve_command
@@ -141,10 +141,12 @@ def build_cli(hooks: Hooks) -> click.Group:
     @click.option("--allow-unknown-targets", is_flag=True, help="Allow patch/delete of objects no earlier operation creates (controllers may create them).")
     @click.option("--max-objects", type=click.IntRange(min=1), default=MAX_OBJECTS, show_default=True, help="Fail a scenario whose cluster grows past this many objects.")
     @click.option("--fail-on-paused", is_flag=True, help="Exit 3 when a scenario ends Paused (no done operation), e.g. in CI.")
+    @click.option("--progress-interval", type=DURATION, default="5s", show_default=True, help="Time between progress log lines on stderr when it is not a terminal (-q: none).")
     @_verbose_options
     def run(files: tuple[str, ...], output: str | None, export_cluster: str | None, seed: int,
             step_duration: timedelta, start_time: datetime, update_results_strategy: str,
-            allow_unknown_targets: bool, max_objects: int, fail_on_paused: bool, verbose: int, quiet: int,
+            allow_unknown_targets: bool, max_objects: int, fail_on_paused: bool, progress_interval: timedelta,
+            verbose: int, quiet: int,
             **plugin_options: Any) -> None:
         """Run the scenarios in FILES (YAML or JSON, several documents each) one after another."""
         verbosity = _verbosity(verbose, quiet)
@@ -160,20 +162,11 @@ def build_cli(hooks: Hooks) -> click.Group:
         except InvalidInput as exc:
             _fail_invalid(exc)
         _check_outputs(**{"--output": output, "--export-cluster": export_cluster})
-        show_progress = _stderr.is_terminal and verbosity >= 0
-        simulator = Simulator(hooks, options)
+        mode = "off" if verbosity < 0 else "live" if _stderr.is_terminal else "log"
         interrupted: KeyboardInterrupt | None = None
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                      console=_stderr, transient=True, disable=not show_progress) as progress:
-            task = progress.add_task("starting", total=None)
-
-            def on_step(run: ScenarioRun) -> None:
-                step = run.scenario.status.step_status.step
-                last = max((op.step for op in run.scenario.spec.operations), default=0)
-                progress.update(task, description=f"{run.scenario.name}: step {step.major}/{last}, "
-                                                  f"{run.timeline.event_count()} events")
-
-            simulator.progress = on_step
+        with RunProgress(_stderr, mode, log_interval=progress_interval.total_seconds()) as progress:
+            simulator = Simulator(hooks, options, progress=progress.update,
+                                  live=progress.update if mode != "off" else None, live_interval=LIVE_INTERVAL)
             try:
                 simulator.run(scenarios)
             except KeyboardInterrupt as exc:

@@ -34,6 +34,7 @@ from kubesim.api import (
     ScenarioResult,
     ScenarioSpec,
     ScenarioStep,
+    ScenarioTimelineEvent,
     StepPhase,
     structure,
     unstructure,
@@ -50,6 +51,7 @@ from kubesim.interrupts import signal_name
 from kubesim.plugins.crash import PluginCrashed, crash_message
 from kubesim.scenario.crd import SCENARIO_CRD
 from kubesim.scenario.memory import fewer_full_collections
+from kubesim.scenario.progress import PodCounts, Throttle
 from kubesim.scenario.recorder import TimelineRecorder
 from kubesim.scenario.selection import select_controllers
 
@@ -153,10 +155,17 @@ class ScenarioRun:
     which the caller has just reset, its clock restarted at options.start_time), step by step."""
 
     def __init__(self, scenario: Scenario, hooks: Hooks, options: EngineOptions,
-                 progress: ProgressCallback | None = None, *, cluster: Cluster | None = None) -> None:
+                 progress: ProgressCallback | None = None, *, cluster: Cluster | None = None,
+                 live: ProgressCallback | None = None, live_interval: float = 0.1) -> None:
         self.hooks = hooks
         self.options = options
         self.progress = progress
+        self.live = live
+        """Called during a step (from inside a write: read `counts`, the status, never the cluster),
+        at most every `live_interval` seconds of wall time; for a display only."""
+        self._live_throttle = Throttle(live_interval)
+        self.counts = PodCounts()
+        """Pods bound/pending/unschedulable, attempts and events so far (kubesim.scenario.progress)."""
         self.scenario = assign_operation_ids(scenario)
         status = self.scenario.status
         status.phase = ScenarioPhase.PENDING
@@ -175,6 +184,7 @@ class ScenarioRun:
         self.stopped = False
         """Set (from another thread) to end the run Failed at its next step (its Scenario was deleted)."""
         self.timeline = TimelineRecorder(lambda: self.scenario.status.step_status.step)
+        self.timeline.on_record = self._on_record
         self.controllers: dict[str, Controller] = {}
         self.external_waiters: dict[str, ControllerWaiter] = {}
         self.outside: OutsideControllers | None = None
@@ -573,6 +583,14 @@ class ScenarioRun:
                 and obj.get("apiVersion") == API_VERSION and obj["metadata"].get("name") == self.scenario.name):
             self._spec_changed = True
         self.timeline.observe(event)
+        self.counts.on_write(event)
+        if self.live is not None and self._live_throttle.due():
+            self.live(self)
+
+    def _on_record(self, event: ScenarioTimelineEvent) -> None:
+        self.counts.on_record(event)
+        if self.live is not None and self._live_throttle.due():
+            self.live(self)
 
     def _status_json(self, *, with_result: bool = True) -> dict[str, Any]:
         """status as JSON data; the timeline is the recorder's, converted once per event."""
@@ -649,17 +667,23 @@ class Simulator:
     """Runs scenarios one at a time in the given (creation) order."""
 
     def __init__(self, hooks: Hooks, options: EngineOptions | None = None,
-                 progress: ProgressCallback | None = None) -> None:
+                 progress: ProgressCallback | None = None, *, live: ProgressCallback | None = None,
+                 live_interval: float = 0.1) -> None:
         self.hooks = hooks
         self.options = options or EngineOptions()
         self.progress = progress
+        """Called after each MajorStep."""
+        self.live = live
+        """Called during steps, at most every `live_interval` seconds (ScenarioRun.live)."""
+        self.live_interval = live_interval
         self.runs: list[ScenarioRun] = []
 
     def run(self, scenarios: Sequence[Scenario]) -> list[Scenario]:
         """Run every scenario; each ends Succeeded, Paused or Failed. Returns them with status."""
         out = []
         for scenario in scenarios:
-            run = ScenarioRun(scenario, self.hooks, self.options, self.progress)
+            run = ScenarioRun(scenario, self.hooks, self.options, self.progress, live=self.live,
+                              live_interval=self.live_interval)
             self.runs.append(run)
             try:
                 with fewer_full_collections():
