@@ -13,32 +13,18 @@ from kubesim.api import Scenario, structure
 from kubesim.cli.progress import ProgressLine, RunProgress, format_eta
 from kubesim.plugins import load_plugins
 from kubesim.scenario import EngineOptions, Simulator
-from kubesim.testing import installed_plugins, run_kubesim
+from kubesim.testing import create, done, installed_plugins, node, pod, run_kubesim, scenario
 from rich.console import Console
 
-NODES, PODS = 200, 800
+NODES, PODS = 100, 500
 
 
-def _scenario(nodes: int = NODES, pods: int = PODS) -> dict[str, Any]:
+def _scenario() -> dict[str, Any]:
     """Nodes at step 0, pods at step 1 (the last 50 too big for any node), done at step 2."""
-    def node(i: int) -> dict[str, Any]:
-        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{i:04d}"},
-                "status": {"allocatable": {"cpu": "4", "memory": "32Gi", "pods": "110"},
-                           "capacity": {"cpu": "4", "memory": "32Gi", "pods": "110"}}}
-
-    def pod(i: int) -> dict[str, Any]:
-        cpu = "8" if i >= pods - 50 else "100m"
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"pod-{i:04d}", "namespace": "default"},
-                "spec": {"containers": [{"name": "c", "image": "pause",
-                                         "resources": {"requests": {"cpu": cpu, "memory": "100Mi"}}}]}}
-
-    ops = [{"id": f"n{i}", "step": 0, "createOperation": {"object": node(i)}} for i in range(nodes)]
-    ops += [{"id": f"p{i}", "step": 1, "createOperation": {"object": pod(i)}} for i in range(pods)]
-    ops.append({"id": "done", "step": 2, "doneOperation": {}})
-    return {"apiVersion": "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "kind": "Scenario",
-            "metadata": {"name": "progress"},
-            "spec": {"operations": ops, "controllers": {"simulationControllers": {"enabled": [{"name": "scheduler"}]},
-                                                        "preSimulationControllers": {"disabled": [{"name": "*"}]}}}}
+    pods = [pod(f"pod-{i:04d}", cpu=8 if i >= PODS - 50 else "100m", memory="100Mi") for i in range(PODS)]
+    return scenario("progress", {0: [create(node(f"node-{i:04d}", cpu=4, memory="32Gi")) for i in range(NODES)],
+                                 1: [create(p) for p in pods], 2: [done()]},
+                    simulation_controllers=["scheduler"], pre_simulation_controllers=[])
 
 
 @pytest.fixture
