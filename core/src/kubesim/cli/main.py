@@ -29,7 +29,7 @@ from kubesim.cli.import_cmd import import_command
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
-from kubesim.cli.progress import LIVE_INTERVAL, RunProgress
+from kubesim.cli.progress import LIVE_INTERVAL, Mode, RunProgress
 from kubesim.cli.record_cmd import record_command
 from kubesim.cli.report import report_command
 from kubesim.cli.serve import serve_command
@@ -162,7 +162,7 @@ def build_cli(hooks: Hooks) -> click.Group:
         except InvalidInput as exc:
             _fail_invalid(exc)
         _check_outputs(**{"--output": output, "--export-cluster": export_cluster})
-        mode = "off" if verbosity < 0 else "live" if _stderr.is_terminal else "log"
+        mode: Mode = "off" if verbosity < 0 else "live" if _stderr.is_terminal else "log"
         interrupted: KeyboardInterrupt | None = None
         with RunProgress(_stderr, mode, log_interval=progress_interval.total_seconds()) as progress:
             simulator = Simulator(hooks, options, progress=progress.update,

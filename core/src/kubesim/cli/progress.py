@@ -24,7 +24,7 @@ from kubesim.api import ScenarioPhase
 from kubesim.scenario import ScenarioRun
 from kubesim.scenario.progress import Throttle
 
-__all__ = ["LIVE_INTERVAL", "RATE_WINDOW", "ProgressLine", "RunProgress", "format_eta", "progress_line"]
+__all__ = ["LIVE_INTERVAL", "RATE_WINDOW", "Mode", "ProgressLine", "RunProgress", "format_eta", "progress_line"]
 
 LIVE_INTERVAL = 0.1
 """Seconds between the engine's calls to the display during a step."""
@@ -32,6 +32,7 @@ RATE_WINDOW = 3.0
 """Events per second and the ETA are measured over the last this many seconds."""
 
 Mode = Literal["live", "log", "off"]
+"""live: a rich line on a terminal; log: a log line every few seconds; off: nothing (-q)."""
 
 
 @attrs.frozen
