@@ -16,10 +16,13 @@ from kubesim.results.table import Table
 
 Figure = Any  # plotly.graph_objects.Figure (plotly ships no type information)
 
-__all__ = ["MAX_TABLE_ROWS", "ReportUnavailable", "render_report"]
+__all__ = ["HEATMAP_CELL_LIMIT", "MAX_TABLE_ROWS", "ReportUnavailable", "render_report"]
 
 MAX_TABLE_ROWS = 500
 _HEATMAP_LABEL_LIMIT = 60
+HEATMAP_CELL_LIMIT = 200_000
+"""Cells (nodes x steps) per heatmap variant: past it, every k-th step is shown (and the last),
+so a 5,000-node page stays a few MB and opens in about a second."""
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1200px;
@@ -89,8 +92,13 @@ def _allocation_figure(go: Any, cluster: Table) -> Figure:
 
 def _heatmap_figure(go: Any, nodes: Table) -> Figure:
     names = nodes.column_names
-    steps = sorted(set(nodes.column("step")))
+    all_steps = sorted(set(nodes.column("step")))
     node_names = sorted(set(nodes.column("node")))
+    every = max(1, -(-len(node_names) * len(all_steps) // HEATMAP_CELL_LIMIT))
+    steps = all_steps[::every]
+    if steps and steps[-1] != all_steps[-1]:
+        steps.append(all_steps[-1])
+    thinned = f" (one step in {every} of {len(all_steps)}, and the last)" if every > 1 else ""
     ratio_cols = [c for c in names if c.endswith("_ratio")]
     usage_cols = [c for c in names if c.endswith("_usage") and any(v is not None for v in nodes.column(c))]
     variants: list[tuple[str, list[list[float | None]]]] = []
@@ -120,12 +128,13 @@ def _heatmap_figure(go: Any, nodes: Table) -> Figure:
         ))
     buttons = [
         {"label": label, "method": "update",
-         "args": [{"visible": [j == i for j in range(len(variants))]}, {"title": f"Per-node utilization: {label}"}]}
+         "args": [{"visible": [j == i for j in range(len(variants))]},
+                  {"title": f"Per-node utilization: {label}{thinned}"}]}
         for i, (label, _) in enumerate(variants)
     ]
     first = variants[0][0] if variants else ""
     height = max(320, min(1200, 18 * len(node_names) + 140))
-    _layout(fig, f"Per-node utilization: {first}", height=height, xaxis=_step_axis(steps),
+    _layout(fig, f"Per-node utilization: {first}{thinned}", height=height, xaxis=_step_axis(steps),
             yaxis={"showticklabels": len(node_names) <= _HEATMAP_LABEL_LIMIT, "title": "node", "autorange": "reversed"},
             updatemenus=[{"buttons": buttons, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.15}]
             if len(buttons) > 1 else [])
