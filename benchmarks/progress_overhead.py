@@ -37,6 +37,9 @@ from kubesim.scenario import EngineOptions, Simulator
 from kubesim.scenario import progress as engine_progress
 
 
+CALLBACK = [0, 0.0]  # calls of the display's live callback, seconds in them
+
+
 def _once(doc: dict[str, Any], how: str, capture: list[tuple[str, Any]] | None = None) -> float:
     hooks = load_plugins()
     options = EngineOptions(plugin_options={"detail": "summary"})
@@ -50,7 +53,13 @@ def _once(doc: dict[str, Any], how: str, capture: list[tuple[str, Any]] | None =
     console = Console(file=io.StringIO(), force_terminal=True, width=160)
     try:
         with RunProgress(console, "live" if how == "live" else "off") as display:
-            live = display.update if how == "live" else None
+            def timed(run: Any) -> None:
+                start = time.perf_counter()
+                display.update(run)
+                CALLBACK[0] += 1
+                CALLBACK[1] += time.perf_counter() - start
+
+            live = timed if how == "live" else None
             simulator = Simulator(hooks, options, live=live, live_interval=LIVE_INTERVAL)
             start = time.process_time()
             (result,) = simulator.run([structure(doc, Scenario)])
@@ -77,6 +86,8 @@ def main() -> None:
     for how, values in times.items():
         print(f"{how:7s} fastest {min(values):7.3f} s ({(min(values) / base - 1) * 100:+.2f}% vs bare), "
               f"median {statistics.median(values):7.3f} s; runs: {', '.join(f'{v:.3f}' for v in values)}")
+    print(f"display callback: {CALLBACK[0]:,} calls, {CALLBACK[1] * 1000:.1f} ms in them over "
+          f"{args.repeat} live runs (wall time; the rich refresh thread's rendering comes on top)")
     events: list[tuple[str, Any]] = []
     _once(doc, "counts", capture=events)
     counts = engine_progress.PodCounts()

@@ -1,7 +1,7 @@
 """What `kubesim run` shows on stderr while scenarios run, also inside a long step.
 
 On a terminal: a rich live line (spinner, step, pods bound / pending / unschedulable, a bar
-of bound pods, events per second, an ETA, elapsed time), refreshed about ten times a
+of bound pods, events per second, an ETA, elapsed time), redrawn four times a
 second. Elsewhere (a file, a pipe, CI): a `progress` log line every `log_interval`
 seconds. `-q` shows neither. The figures come from the engine's live counts
 (kubesim.scenario.progress); the wall clock only paces the display.
@@ -75,11 +75,21 @@ def format_eta(seconds: float) -> str:
 
 
 class _Rates:
-    """Events and attempts per second over the last RATE_WINDOW seconds of one scenario."""
+    """Events and attempts per second over the last RATE_WINDOW seconds of one scenario, and
+    its last step (computed again only when its operations change: 10,000 of them take a while)."""
 
     def __init__(self) -> None:
         self.samples: deque[tuple[float, int, int]] = deque()
         self.run: ScenarioRun | None = None
+        self._operations: object = None
+        self._last_step = 0
+
+    def last_step(self, run: ScenarioRun) -> int:
+        operations = run.scenario.spec.operations
+        if operations is not self._operations:
+            self._operations = operations
+            self._last_step = max((op.step for op in operations), default=0)
+        return self._last_step
 
     def add(self, run: ScenarioRun, now: float, events: int, attempts: int) -> tuple[float | None, float | None]:
         if run is not self.run:
@@ -100,7 +110,7 @@ def progress_line(run: ScenarioRun, rates: _Rates, now: float) -> ProgressLine:
     events_per_s, attempts_per_s = rates.add(run, now, counts.events, counts.attempts)
     untried = counts.pending - counts.unschedulable
     eta = untried / attempts_per_s if attempts_per_s and untried > 0 else None
-    last = max((op.step for op in run.scenario.spec.operations), default=0)
+    last = rates.last_step(run)
     return ProgressLine(run.scenario.name, run.scenario.status.step_status.step.major, last, counts.pods,
                         counts.bound, counts.pending, counts.unschedulable, counts.events, events_per_s, eta)
 
@@ -124,7 +134,7 @@ class RunProgress:
             # the figures wrap onto a second line on a narrow terminal rather than being cut
             text = TextColumn("{task.description}", table_column=Column(ratio=1, no_wrap=False, overflow="fold"))
             self._progress = Progress(SpinnerColumn(), text, BarColumn(bar_width=15), TimeElapsedColumn(),
-                                      console=self._console, transient=True)
+                                      console=self._console, transient=True, refresh_per_second=4)
             self._progress.__enter__()
             self._task = self._progress.add_task("starting", total=None)
         return self
