@@ -17,14 +17,14 @@ from typing import Literal
 import attrs
 import structlog
 from rich.console import Console
-from rich.table import Column
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Column
 
 from kubesim.api import ScenarioPhase
 from kubesim.scenario import ScenarioRun
 from kubesim.scenario.progress import Throttle
 
-__all__ = ["LIVE_INTERVAL", "RATE_WINDOW", "Mode", "ProgressLine", "RunProgress", "format_eta", "progress_line"]
+__all__ = ["LIVE_INTERVAL", "RATE_WINDOW", "Mode", "ProgressLine", "RunProgress", "format_eta"]
 
 LIVE_INTERVAL = 0.1
 """Seconds between the engine's calls to the display during a step."""
@@ -104,7 +104,7 @@ class _Rates:
         return (events - e0) / (now - t0), (attempts - a0) / (now - t0)
 
 
-def progress_line(run: ScenarioRun, rates: _Rates, now: float) -> ProgressLine:
+def _progress_line(run: ScenarioRun, rates: _Rates, now: float) -> ProgressLine:
     """The figures of `run` now."""
     counts = run.counts.snapshot()
     events_per_s, attempts_per_s = rates.add(run, now, counts.events, counts.attempts)
@@ -149,7 +149,7 @@ class RunProgress:
         """Show where `run` is (called after each step and, throttled, during steps)."""
         if self.mode == "off" or run.phase != ScenarioPhase.RUNNING:  # not while it is set up
             return
-        line = self.last_line = progress_line(run, self._rates, time.monotonic())
+        line = self.last_line = _progress_line(run, self._rates, time.monotonic())
         if self._progress is not None and self._task is not None:
             self._progress.update(self._task, description=line.text(), total=max(line.pods, 1),
                                   completed=line.bound)
