@@ -136,8 +136,11 @@ def _heatmap_figure(go: Any, nodes: Table) -> Figure:
     height = max(320, min(1200, 18 * len(node_names) + 140))
     _layout(fig, f"Per-node utilization: {first}{thinned}", height=height, xaxis=_step_axis(steps),
             yaxis={"showticklabels": len(node_names) <= _HEATMAP_LABEL_LIMIT, "title": "node", "autorange": "reversed"},
-            updatemenus=[{"buttons": buttons, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.15}]
+            updatemenus=[{"buttons": buttons, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.0,
+                          "yanchor": "bottom", "pad": {"b": 6}}]
             if len(buttons) > 1 else [])
+    if len(buttons) > 1:  # the menu sits between the title and the plot, below plotly's toolbar
+        fig.update_layout(margin={"t": 90})
     return fig
 
 
