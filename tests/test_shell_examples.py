@@ -81,3 +81,23 @@ def test_shell_examples_in_readmes_and_docs_paste() -> None:
                 problems.append(f"{path.relative_to(ROOT)}:{first + i}: {what}: {lines[i].strip()}")
     assert blocks > 10  # the extraction found the examples
     assert problems == []
+
+
+def test_examples_in_command_help_paste() -> None:
+    import click
+
+    from kubesim.cli.main import build_cli
+    from kubesim.plugins import load_plugins
+
+    cli = build_cli(load_plugins())
+    problems = []
+    with click.Context(cli, info_name="kubesim") as ctx:
+        assert isinstance(cli, click.Group)
+        for name in cli.list_commands(ctx):
+            command = cli.get_command(ctx, name)
+            assert command is not None
+            text = command.get_help(click.Context(command, info_name=name, parent=ctx))
+            lines = text.splitlines()
+            problems += [f"kubesim {name} --help: {what}: {lines[i].strip()}"
+                         for i, what in continuation_problems(lines)]
+    assert problems == []
