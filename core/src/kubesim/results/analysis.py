@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,11 +48,24 @@ def plugin_aggregators(hooks: Hooks) -> dict[str, Aggregator[Any]]:
 @attrs.frozen
 class ResultTables:
     """The tables of one result (one Scenario), by name, and the result itself (the report's
-    pod drill-down reads its attempts)."""
+    pod drill-down reads its attempts).
+
+    `tables["pods"]` is one table; iterating (`list(tables)`, `for t in tables`) gives
+    every table in order, built-in ones first; `"pods" in tables` tests a name.
+    """
 
     scenario: str
     tables: dict[str, Table]
     result: Scenario | None = attrs.field(default=None, eq=False, repr=False)
+
+    def __iter__(self) -> Iterator[Table]:
+        return iter(self.tables.values())
+
+    def __len__(self) -> int:
+        return len(self.tables)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.tables
 
     def __getitem__(self, name: str) -> Table:
         try:

@@ -34,10 +34,12 @@ from kubesim.api import (
     ScenarioResult,
     ScenarioSpec,
     ScenarioStep,
+    ScenarioTimelineEvent,
     StepPhase,
     structure,
     unstructure,
 )
+from kubesim.api.digest import spec_hash
 from kubesim.api.validation import PATCH_TYPES, assign_operation_ids, parse_patch, validate_scenario
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import Cluster, WatchEvent, copy_tree
@@ -49,6 +51,7 @@ from kubesim.interrupts import signal_name
 from kubesim.plugins.crash import PluginCrashed, crash_message
 from kubesim.scenario.crd import SCENARIO_CRD
 from kubesim.scenario.memory import fewer_full_collections
+from kubesim.scenario.progress import PodCounts, Throttle
 from kubesim.scenario.recorder import TimelineRecorder
 from kubesim.scenario.selection import select_controllers
 from kubesim.simtime.driver import SimTimeDriver, SimTimeError
@@ -169,10 +172,17 @@ class ScenarioRun:
     which the caller has just reset, its clock restarted at options.start_time), step by step."""
 
     def __init__(self, scenario: Scenario, hooks: Hooks, options: EngineOptions,
-                 progress: ProgressCallback | None = None, *, cluster: Cluster | None = None) -> None:
+                 progress: ProgressCallback | None = None, *, cluster: Cluster | None = None,
+                 live: ProgressCallback | None = None, live_interval: float = 0.1) -> None:
         self.hooks = hooks
         self.options = options = _with_simulated_time(options, scenario)
         self.progress = progress
+        self.live = live
+        """Called during a step (from inside a write: read `counts`, the status, never the cluster),
+        at most every `live_interval` seconds of wall time; for a display only."""
+        self._live_throttle = Throttle(live_interval)
+        self.counts = PodCounts()
+        """Pods bound/pending/unschedulable, attempts and events so far (kubesim.scenario.progress)."""
         self.scenario = assign_operation_ids(scenario)
         self.simtime: SimTimeDriver | None = None
         status = self.scenario.status
@@ -194,6 +204,7 @@ class ScenarioRun:
         self.stopped = False
         """Set (from another thread) to end the run Failed at its next step (its Scenario was deleted)."""
         self.timeline = TimelineRecorder(lambda: self.scenario.status.step_status.step)
+        self.timeline.on_record = self._on_record
         self.controllers: dict[str, Controller] = {}
         self.external_waiters: dict[str, ControllerWaiter] = {}
         self.outside: OutsideControllers | None = None
@@ -321,6 +332,9 @@ class ScenarioRun:
             raise ScenarioFailed("invalid operations: " + "; ".join(str(p) for p in problems))
         obj = self._scenario_object()
         self._spec_json = (self.scenario.spec, obj["spec"])  # shared with the stored object: read-only
+        result = self.scenario.status.scenario_result
+        if result is not None:
+            result.scenario_hash = spec_hash(obj["spec"])
         self.cluster.create(obj, actor=ENGINE_ACTOR, copy=False)
         for name in self.pre_simulation + self.simulation:
             if name in factories:
@@ -613,6 +627,14 @@ class ScenarioRun:
                 and obj.get("apiVersion") == API_VERSION and obj["metadata"].get("name") == self.scenario.name):
             self._spec_changed = True
         self.timeline.observe(event)
+        self.counts.on_write(event)
+        if self.live is not None and self._live_throttle.due():
+            self.live(self)
+
+    def _on_record(self, event: ScenarioTimelineEvent) -> None:
+        self.counts.on_record(event)
+        if self.live is not None and self._live_throttle.due():
+            self.live(self)
 
     def _status_json(self, *, with_result: bool = True) -> dict[str, Any]:
         """status as JSON data; the timeline is the recorder's, converted once per event."""
@@ -620,8 +642,10 @@ class ScenarioRun:
         result = status.scenario_result
         data: dict[str, Any] = unstructure(attrs.evolve(status, scenario_result=None))
         if result is not None and with_result:
-            data["scenarioResult"] = unstructure(attrs.evolve(result, timeline={}, metrics=None))
-            data["scenarioResult"]["timeline"] = self.timeline.json()
+            head = unstructure(attrs.evolve(result, timeline={}, metrics=None))
+            head.pop("timeline", None)  # last, after the short fields (simulatorVersion, scenarioHash)
+            head.pop("metrics", None)
+            data["scenarioResult"] = {**head, "timeline": self.timeline.json()}
             if result.metrics is not None:  # JSON data already, final once written: shared, not copied
                 data["scenarioResult"]["metrics"] = list(result.metrics)
         return data
@@ -692,17 +716,23 @@ class Simulator:
     """Runs scenarios one at a time in the given (creation) order."""
 
     def __init__(self, hooks: Hooks, options: EngineOptions | None = None,
-                 progress: ProgressCallback | None = None) -> None:
+                 progress: ProgressCallback | None = None, *, live: ProgressCallback | None = None,
+                 live_interval: float = 0.1) -> None:
         self.hooks = hooks
         self.options = options or EngineOptions()
         self.progress = progress
+        """Called after each MajorStep."""
+        self.live = live
+        """Called during steps, at most every `live_interval` seconds (ScenarioRun.live)."""
+        self.live_interval = live_interval
         self.runs: list[ScenarioRun] = []
 
     def run(self, scenarios: Sequence[Scenario]) -> list[Scenario]:
         """Run every scenario; each ends Succeeded, Paused or Failed. Returns them with status."""
         out = []
         for scenario in scenarios:
-            run = ScenarioRun(scenario, self.hooks, self.options, self.progress)
+            run = ScenarioRun(scenario, self.hooks, self.options, self.progress, live=self.live,
+                              live_interval=self.live_interval)
             self.runs.append(run)
             try:
                 with fewer_full_collections():
