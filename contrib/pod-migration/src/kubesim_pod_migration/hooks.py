@@ -1,5 +1,37 @@
-"""kubesim hook implementations of the pod-migration plugin."""
+"""kubesim hook implementations: run options, the trace's submitters and the migrations table."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import click
+from kubesim import hookimpl
+
+from kubesim_pod_migration.options import run_options
+from kubesim_pod_migration.results import MigrationsAggregator
+from kubesim_pod_migration.setup import build_submitters
+
+if TYPE_CHECKING:
+    from kubesim.controllers import Runtime
+    from kubesim.simtime import Submitter
+
+__all__ = ["kubesim_result_aggregators", "kubesim_run_options", "kubesim_submitters"]
+
+
+@hookimpl
+def kubesim_run_options() -> Sequence[click.Option]:
+    """--job-trace, --migrate and the migration controller's settings for `kubesim run`."""
+    return run_options()
+
+
+@hookimpl
+def kubesim_submitters(runtime: Runtime) -> Sequence[Submitter]:
+    """The job trace's submitters (none without --job-trace)."""
+    return build_submitters(runtime)
+
+
+@hookimpl
+def kubesim_result_aggregators() -> Mapping[str, Any]:
+    """The `migrations` table: one row per podMigrated event."""
+    return {"migrations": MigrationsAggregator()}

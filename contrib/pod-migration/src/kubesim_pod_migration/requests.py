@@ -26,16 +26,16 @@ __all__ = [
 ]
 
 
-@attrs.frozen
+@attrs.define
 class Cluster:
-    """The controller's picture of the cluster: every node has `node_gb` GB."""
+    """The controller's picture of the cluster: every node has `node_gb` GB (0: not known yet)."""
 
     node_gb: float
     nodes: int = 2
 
     def percent(self, gb: float) -> float:
         """`gb` as a percentage of a node."""
-        return gb / self.node_gb * 100.0
+        return gb / self.node_gb * 100.0 if self.node_gb else 0.0
 
     def gb(self, percent: float) -> float:
         """A percentage of a node in GB."""

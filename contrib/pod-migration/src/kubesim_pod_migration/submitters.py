@@ -1,0 +1,248 @@
+"""The submitters of a job trace: jobs, migrations, the node unscheduler and the job deleter.
+
+Ports of the fork's submitters (elchead/k8s-cluster-simulator, branch jobruntime_v1):
+`pkg/jobparser/jobsubmitter.go` (submit each job at its start), `pkg/migration/submitter.go`
+(ask the controller when the checker is ready; freeze each chosen pod, recreate it as
+"m" + name on the target after the downtime, delete the source), `pkg/migration/unscheduler.go`
+and `pkg/jobparser/jobdeleter.go`. They share one `TraceBook` of jobs, as the Go submitters
+share one slice. Without an end time they terminate once every job was submitted and no job
+pod is left pending or running.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+import attrs
+import structlog
+from kubesim.api import PodMigration
+from kubesim.clock import format_time
+from kubesim.simtime import DeleteEvent, FreezeUsageEvent, SubmitEvent, SubmitterEvent, TerminateSubmitterEvent, Tick
+
+from kubesim_pod_migration.checker import Checker
+from kubesim_pod_migration.client import ClientError, MetricsClient, gigabytes
+from kubesim_pod_migration.controller import MigrationController, NodeFullError
+from kubesim_pod_migration.jobs import Job, job_pod, migrated_pod, update_job_for_migration
+from kubesim_pod_migration.policies import MigrationPolicyError
+from kubesim_pod_migration.requests import Cluster
+from kubesim_pod_migration.snapshot import memory_bytes, node_memory, pod_memory
+
+__all__ = [
+    "JobDeleter",
+    "JobSubmitter",
+    "MigrationSubmitter",
+    "NodeUnscheduler",
+    "TraceBook",
+]
+
+log = structlog.get_logger()
+_TERMINAL = frozenset({"Succeeded", "Failed"})
+
+
+class MigrationRecorder(Protocol):
+    """Where podMigrated events go (`runtime.recorder`)."""
+
+    def record_migration(self, migration: PodMigration, *, actor: str) -> None: ...
+
+
+class NodePatcher(Protocol):
+    """Writes node objects (`runtime.client(actor)`)."""
+
+    def patch(self, api_version: str, kind: str, name: str, patch: dict[str, Any]) -> dict[str, Any]: ...
+
+
+@attrs.define
+class TraceBook:
+    """The jobs of one trace, by their current pod name, and what happened to them."""
+
+    jobs: list[Job]
+    end_time: datetime | None = None
+    submitted: int = 0
+    by_name: dict[str, Job] = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self.by_name = {job.name: job for job in self.jobs}
+
+    def rename(self, job: Job, name: str) -> None:
+        """Give a migrated job its new pod name."""
+        self.by_name.pop(job.name, None)
+        job.name = name
+        self.by_name[name] = job
+
+    def all_submitted(self) -> bool:
+        return self.submitted >= len(self.jobs)
+
+    def ended(self, tick: Tick) -> bool:
+        """The end time passed, or (without one) every job ran and none is left."""
+        if self.end_time is not None:
+            return self.end_time <= tick.clock
+        if not self.all_submitted():
+            return False
+        for pod in tick.pods:
+            meta = pod.get("metadata") or {}
+            if meta.get("name") in self.by_name and (pod.get("status") or {}).get("phase") not in _TERMINAL:
+                return False
+        return True
+
+    def runtimes(self) -> dict[str, int]:
+        """Total simSpec seconds of each job's current pod."""
+        return {name: int((job.records[-1].time - job.records[0].time).total_seconds())
+                for name, job in self.by_name.items()}
+
+
+@attrs.define
+class JobSubmitter:
+    """Submits each job's pod when its start time comes; terminates when all are submitted."""
+
+    book: TraceBook
+    request_factor: float = 0.0
+    name: str = "job-trace"
+
+    def submit(self, tick: Tick) -> Sequence[SubmitterEvent]:
+        jobs = self.book.jobs
+        if self.book.all_submitted():
+            return [TerminateSubmitterEvent()]
+        events: list[SubmitterEvent] = []
+        while self.book.submitted < len(jobs) and jobs[self.book.submitted].start_at <= tick.clock:
+            events.append(SubmitEvent(job_pod(jobs[self.book.submitted], self.request_factor)))
+            self.book.submitted += 1
+        if self.book.all_submitted():
+            events.append(TerminateSubmitterEvent())
+        return events
+
+
+@attrs.define
+class _Move:
+    job: Job
+    source: str
+    source_node: str
+    size_gb: float
+    started: datetime
+    finish: datetime
+
+
+@attrs.define
+class MigrationSubmitter:
+    """Asks the migration controller for migrations and carries them out over simulated time."""
+
+    book: TraceBook
+    controller: MigrationController
+    checker: Checker
+    client: MetricsClient
+    recorder: MigrationRecorder | None = None
+    cluster: Cluster | None = None
+    """The policies' cluster; a node_gb of 0 is set from the first node's allocatable memory."""
+    name: str = "pod-migration"
+    queue: list[_Move] = attrs.field(factory=list)
+    migrations: int = 0
+
+    def submit(self, tick: Tick) -> Sequence[SubmitterEvent]:
+        now = tick.clock
+        events: list[SubmitterEvent] = []
+        if tick.metrics is not None:
+            nodes = node_memory(tick.metrics)
+            self.client.update_node_metrics(nodes)
+            if self.cluster is not None and not self.cluster.node_gb and nodes:
+                self.cluster.node_gb = float(gigabytes(next(iter(nodes.values())).allocatable))
+            self.client.update_pod_metrics(pod_memory(tick.metrics, self.book.runtimes()))
+            if self.checker.is_ready(now):
+                events.extend(self._start(tick, self._commands()))
+        events.extend(self._finish(now))
+        if self.book.ended(tick) and not self.queue:
+            events.append(TerminateSubmitterEvent())
+        return events
+
+    def _commands(self) -> list[Any]:
+        try:
+            return self.controller.migrations()
+        except NodeFullError as exc:
+            log.info("provision new node", reason=str(exc))
+            return exc.migrations
+        except (MigrationPolicyError, ClientError) as exc:  # the fork only logs a failed Submit
+            log.debug("migrator failed", reason=str(exc))
+            return []
+
+    def _start(self, tick: Tick, commands: Sequence[Any]) -> list[SubmitterEvent]:
+        events: list[SubmitterEvent] = []
+        moving = {move.job.name for move in self.queue}
+        nodes = {(p.get("metadata") or {}).get("name"): (p.get("spec") or {}).get("nodeName") for p in tick.pods} \
+            if commands else {}
+        for cmd in commands:
+            name = cmd.pod.split("/", 1)[-1]
+            job = self.book.by_name.get(name)
+            if job is None or name in moving or not cmd.new_node:
+                log.debug("not migrating", pod=cmd.pod, reason="unknown, already migrating or no target")
+                continue
+            finish = self.checker.start(tick.clock, cmd.usage, name)
+            update_job_for_migration(job, tick.clock, finish)
+            job.migrating_to = cmd.new_node
+            self.queue.append(_Move(job, name, str(nodes.get(name) or ""), cmd.usage, tick.clock, finish))
+            moving.add(name)
+            events.append(FreezeUsageEvent(name))
+        return events
+
+    def _finish(self, now: datetime) -> list[SubmitterEvent]:
+        events: list[SubmitterEvent] = []
+        while self.queue and self.queue[0].job.start_at <= now:
+            move = self.queue.pop(0)
+            self.book.rename(move.job, "m" + move.source)
+            events.append(SubmitEvent(migrated_pod(move.job)))
+            events.append(DeleteEvent(move.source))
+            self.migrations += 1
+            if self.recorder is not None:
+                self.recorder.record_migration(PodMigration(
+                    pod=move.source, namespace="default", source_node=move.source_node, target_pod=move.job.name,
+                    target_node=move.job.migrating_to, size_gb=move.size_gb,
+                    downtime_seconds=int((move.finish - move.started).total_seconds()),
+                    started_at=format_time(move.started), finished_at=format_time(move.finish),
+                ), actor=f"submitter:{self.name}")
+        return events
+
+
+@attrs.define
+class NodeUnscheduler:
+    """Cordons a node above `threshold` of its memory used, uncordons it at `threshold - distance`."""
+
+    book: TraceBook
+    patcher: NodePatcher
+    threshold: float = 0.8
+    distance: float = 0.15
+    name: str = "node-unscheduler"
+
+    def submit(self, tick: Tick) -> Sequence[SubmitterEvent]:
+        if tick.metrics is not None:
+            cordoned = {(n.get("metadata") or {}).get("name"): bool((n.get("spec") or {}).get("unschedulable"))
+                        for n in tick.nodes}
+            for name, m in sorted((tick.metrics.get("Nodes") or {}).items()):
+                if name not in cordoned or not isinstance(m, Mapping):
+                    continue
+                alloc = gigabytes(memory_bytes(m.get("Allocatable")))
+                used = gigabytes(memory_bytes(m.get("TotalResourceUsage"))) / alloc if alloc else 0.0
+                if used > self.threshold and not cordoned[name]:
+                    self.patcher.patch("v1", "Node", name, {"spec": {"unschedulable": True}})
+                elif used <= self.threshold - self.distance and cordoned[name]:
+                    self.patcher.patch("v1", "Node", name, {"spec": {"unschedulable": None}})
+        return [TerminateSubmitterEvent()] if self.book.ended(tick) else []
+
+
+@attrs.define
+class JobDeleter:
+    """At the trace's end time, deletes every job pod still there, then terminates."""
+
+    book: TraceBook
+    end_time: datetime
+    name: str = "job-deleter"
+
+    def submit(self, tick: Tick) -> Sequence[SubmitterEvent]:
+        if self.end_time > tick.clock:
+            return []
+        events: list[SubmitterEvent] = []
+        for pod in tick.pods:
+            meta = pod.get("metadata") or {}
+            if (meta.get("name") in self.book.by_name and not meta.get("deletionTimestamp")
+                    and (pod.get("status") or {}).get("phase") not in _TERMINAL):
+                events.append(DeleteEvent(str(meta["name"]), str(meta.get("namespace") or "default")))
+        events.append(TerminateSubmitterEvent())
+        return events
