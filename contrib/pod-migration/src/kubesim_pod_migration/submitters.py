@@ -150,7 +150,7 @@ class MigrationSubmitter:
             if self.checker.is_ready(now):
                 events.extend(self._start(tick, self._commands()))
         events.extend(self._finish(now))
-        if self.book.ended(tick) and not self.queue:
+        if self.book.ended(tick) and (self.book.end_time is not None or not self.queue):
             events.append(TerminateSubmitterEvent())
         return events
 
@@ -172,9 +172,11 @@ class MigrationSubmitter:
         for cmd in commands:
             name = cmd.pod.split("/", 1)[-1]
             job = self.book.by_name.get(name)
-            if job is None or name in moving or not cmd.new_node:
-                log.debug("not migrating", pod=cmd.pod, reason="unknown, already migrating or no target")
+            if job is None or name in moving:
+                log.debug("not migrating", pod=cmd.pod, reason="not a job of the trace, or already migrating")
                 continue
+            if not cmd.new_node:  # the fork migrates anyway: the new pod goes through the scheduler
+                log.info("no target node for the migration", pod=cmd.pod)
             finish = self.checker.start(tick.clock, cmd.usage, name)
             update_job_for_migration(job, tick.clock, finish)
             job.migrating_to = cmd.new_node
