@@ -26,6 +26,7 @@ from kubesim.api.scenario import (
     ScenarioSpec,
     ScenarioStatus,
     ScenarioStepStatus,
+    SimulatedTime,
     StepPhase,
 )
 from kubesim.api.timeline import (
@@ -74,6 +75,7 @@ __all__ = [
     "ScenarioStatus",
     "ScenarioStep",
     "ScenarioStepStatus",
+    "SimulatedTime",
     "ScenarioTimelineEvent",
     "StepPhase",
     "TypeMeta",

@@ -161,3 +161,6 @@ class ScenarioResult:
 
     simulator_version: str = ""
     timeline: dict[str, list[ScenarioTimelineEvent]] = attrs.field(factory=dict)
+    metrics: list[dict[str, Any]] | None = None
+    """kubesim extension (simulated time): the metrics records written every metricsTick, each
+    as one JSON line of `kubesim run --metrics` (k8s-cluster-simulator's shape)."""

@@ -31,6 +31,7 @@ from kubesim.cli.params import DURATION, TIME
 from kubesim.cli.record_cmd import record_command
 from kubesim.cli.report import report_command
 from kubesim.cli.serve import serve_command
+from kubesim.cli.simtime_options import is_stream, simtime_from_cli, simtime_options
 from kubesim.cli.validate import check_step_times, load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
 from kubesim.controllers.settle import MAX_OBJECTS, SettleLimits
@@ -40,6 +41,8 @@ from kubesim.plugins import Hooks, PluginError, load_plugins
 from kubesim.scenario import UPDATE_STRATEGIES, EngineOptions, ScenarioRun, Simulator
 from kubesim.scenario import gate as builtin_gate
 from kubesim.scenario.memory import relax_full_collections
+from kubesim.simtime.kcs_config import load_kcs_config, with_kcs_cluster
+from kubesim.simtime.options import Until
 
 __all__ = ["build_cli", "main"]
 
@@ -129,7 +132,7 @@ def build_cli(hooks: Hooks) -> click.Group:
         """kubesim: deterministic scenario-based simulation of Kubernetes schedulers and controllers."""
 
     @cli.command()
-    @click.argument("files", nargs=-1, required=True)
+    @click.argument("files", nargs=-1)
     @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the Scenario(s) with status and timeline as JSON.")
     @click.option("--export-cluster", type=click.Path(dir_okay=False), help="Write every object of the final cluster as a kubectl-style List (.yaml or .json).")
     @click.option("--seed", type=int, default=0, show_default=True, help="Seed for every random choice (ties, generated names).")
@@ -138,25 +141,43 @@ def build_cli(hooks: Hooks) -> click.Group:
     @click.option("--update-results-strategy", type=click.Choice(UPDATE_STRATEGIES), envvar="UPDATE_SCENARIO_RESULTS_STRATEGY", default="AtMovingNextStep", show_default=True, help="When the in-cluster Scenario's status.scenarioResult is updated.")
     @click.option("--allow-unknown-targets", is_flag=True, help="Allow patch/delete of objects no earlier operation creates (controllers may create them).")
     @click.option("--max-objects", type=click.IntRange(min=1), default=MAX_OBJECTS, show_default=True, help="Fail a scenario whose cluster grows past this many objects.")
+    @simtime_options
     @_verbose_options
     def run(files: tuple[str, ...], output: str | None, export_cluster: str | None, seed: int,
             step_duration: timedelta, start_time: datetime, update_results_strategy: str,
-            allow_unknown_targets: bool, max_objects: int, verbose: int, quiet: int,
-            **plugin_options: Any) -> None:
-        """Run the scenarios in FILES (YAML or JSON, several documents each) one after another."""
+            allow_unknown_targets: bool, max_objects: int, simulated_time: bool, until: Until | None,
+            max_ticks: int | None, metrics: str | None, metrics_format: str, metrics_tick: timedelta | None,
+            kcs_config: str | None, verbose: int, quiet: int, **plugin_options: Any) -> None:
+        """Run the scenarios in FILES (YAML or JSON, several documents each) one after another.
+
+        With --kcs-config, FILES may be left out: the config's cluster runs on its own.
+        """
         verbosity = _verbosity(verbose, quiet)
         configure_logging(verbosity)
+        ctx = click.get_current_context()
         try:
-            scenarios = load_and_validate(files, hooks, allow_unknown_targets=allow_unknown_targets)
+            kcs = load_kcs_config(kcs_config) if kcs_config else None
+            if not files and kcs is None:
+                raise click.UsageError("give scenario FILES, or --kcs-config")
+            scenarios = load_and_validate(files, hooks, allow_unknown_targets=allow_unknown_targets) if files else []
+            if kcs is not None:
+                scenarios = with_kcs_cluster(kcs, scenarios)
+            sim = simtime_from_cli(ctx, simulated_time=simulated_time, until=until, max_ticks=max_ticks,
+                                   metrics=metrics, metrics_format=metrics_format, metrics_tick=metrics_tick,
+                                   step_duration=step_duration, start_time=start_time, kcs=kcs)
             options = EngineOptions(seed=seed, step_duration=step_duration, start_time=start_time,
                                     update_strategy=update_results_strategy,
                                     allow_unknown_targets=allow_unknown_targets,
                                     settle_limits=SettleLimits(max_objects=max_objects),
-                                    plugin_options=plugin_options)
+                                    plugin_options=plugin_options, simulated_time=sim)
             check_step_times(options, scenarios)
         except InvalidInput as exc:
             _fail_invalid(exc)
-        _check_outputs(**{"--output": output, "--export-cluster": export_cluster})
+        sinks = {f"--metrics {s.dest}": s.dest for s in (sim.metrics if sim else ()) if not is_stream(s.dest)}
+        _check_outputs(**{"--output": output, "--export-cluster": export_cluster, **sinks})
+        for path in sinks.values():
+            if not _write_output(path, lambda: ""):  # truncated once: each scenario appends its records
+                sys.exit(EXIT_FAILED)
         show_progress = _stderr.is_terminal and verbosity >= 0
         simulator = Simulator(hooks, options)
         interrupted: KeyboardInterrupt | None = None

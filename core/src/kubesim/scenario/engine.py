@@ -51,6 +51,8 @@ from kubesim.scenario.crd import SCENARIO_CRD
 from kubesim.scenario.memory import fewer_full_collections
 from kubesim.scenario.recorder import TimelineRecorder
 from kubesim.scenario.selection import select_controllers
+from kubesim.simtime.driver import SimTimeDriver, SimTimeError
+from kubesim.simtime.options import SimTimeOptions
 
 __all__ = [
     "SCENARIO_CRD",
@@ -103,6 +105,10 @@ class EngineOptions:
     skip_idle_steps: bool = True
     """Skip MajorSteps in which nothing can happen (no operation, no controller's timed work)."""
     plugin_options: dict[str, Any] = attrs.field(factory=dict)
+    simulated_time: SimTimeOptions | None = None
+    """Run in simulated time (issue 14): every MajorStep is a tick, the run goes on past the last
+    operation until work ends, submitters run each tick and metrics are written (kubesim.simtime).
+    A scenario's spec.simulatedTime turns it on too."""
 
     def __attrs_post_init__(self) -> None:
         if self.update_strategy not in UPDATE_STRATEGIES:
@@ -140,6 +146,17 @@ def check_last_step_time(options: EngineOptions, scenario: Scenario) -> Problem 
     return None
 
 
+def _with_simulated_time(options: EngineOptions, scenario: Scenario) -> EngineOptions:
+    """The options of one scenario: its spec.simulatedTime under what the command line gave."""
+    given = options.simulated_time
+    spec = scenario.spec.simulated_time
+    if given is None and spec is None:
+        return options
+    merged = (given or SimTimeOptions()).merged(spec.options() if spec is not None else SimTimeOptions())
+    return attrs.evolve(options, simulated_time=merged, step_duration=merged.tick or options.step_duration,
+                        start_time=merged.start or options.start_time, skip_idle_steps=False)
+
+
 class ScenarioFailed(Exception):
     """Ends a scenario as Failed with this message (never escapes the engine)."""
 
@@ -154,9 +171,10 @@ class ScenarioRun:
     def __init__(self, scenario: Scenario, hooks: Hooks, options: EngineOptions,
                  progress: ProgressCallback | None = None, *, cluster: Cluster | None = None) -> None:
         self.hooks = hooks
-        self.options = options
+        self.options = options = _with_simulated_time(options, scenario)
         self.progress = progress
         self.scenario = assign_operation_ids(scenario)
+        self.simtime: SimTimeDriver | None = None
         status = self.scenario.status
         status.phase = ScenarioPhase.PENDING
         status.message = None
@@ -247,6 +265,8 @@ class ScenarioRun:
         if self._unwatch is not None:
             self._unwatch()
             self._unwatch = None
+        if self.simtime is not None:
+            self.simtime.close()
         self.cluster.drop_admitters(self._admitters)
 
     # --- setup --------------------------------------------------------------
@@ -285,6 +305,14 @@ class ScenarioRun:
             seed=self.options.seed, options=self.options.plugin_options, capabilities=capabilities,
         )
         self.runtime.install_extensions()
+        if self.options.simulated_time is not None:
+            try:
+                self.simtime = SimTimeDriver(self.runtime, self.hooks, self.options.simulated_time,
+                                             self.options.step_duration)
+            except (SimTimeError, PluginCrashed) as exc:
+                raise ScenarioFailed(str(exc)) from exc
+            except OSError as exc:
+                raise ScenarioFailed(f"metrics: cannot write {exc.filename}: {exc.strerror}") from exc
         problems = validate_scenario(self.scenario, scope=self._scope, allow_unknown_targets=True)
         if problems:
             raise ScenarioFailed("invalid operations: " + "; ".join(str(p) for p in problems))
@@ -332,12 +360,21 @@ class ScenarioRun:
                 if done:
                     self._finish(ScenarioPhase.SUCCEEDED)
                     return
-                if not any(op.step > major for op in self._operations()):
+                later = any(op.step > major for op in self._operations())
+                if self.simtime is not None:
+                    why = self.simtime.finished(major, later)
+                    if why is not None:
+                        self.log.info("simulated time ended", step=major, reason=why)
+                        self._finish(ScenarioPhase.SUCCEEDED)
+                        return
+                elif not later:
                     self._finish(ScenarioPhase.PAUSED)
                     return
                 if self.options.update_strategy == "AtMovingNextStep":
                     self._publish(with_result=True)
-                major = self._next_step(major)
+                major = major + 1 if self.simtime is not None else self._next_step(major)
+        except SimTimeError as exc:
+            self._fail(str(exc))
         except ScenarioFailed as exc:
             self._fail(str(exc))
         except PluginCrashed as exc:  # an admission hook, during an operation
@@ -373,6 +410,8 @@ class ScenarioRun:
                 done_op = op
                 continue
             self._apply(index, op)
+        if self.simtime is not None:  # submitters: after the step's operations, before the scheduler
+            self.simtime.submit(status.step.major)
         # bounds on the step's loops (kubesim.controllers.settle), relative to the cluster's size
         self._objects = len(self.cluster.objects())
         limit = self.options.settle_limits.max_objects
@@ -386,6 +425,8 @@ class ScenarioRun:
         for name in self.simulation:
             self._run_simulation_controller(name)
         self._set_phase(StepPhase.FINISHED)
+        if self.simtime is not None:
+            self.simtime.step_ended()
         if done_op is not None and done_op.done_operation is not None:
             self.timeline.record(id=done_op.id, actor="scenario", done=DoneOperationResult(done_op.done_operation))
             return True
@@ -615,6 +656,8 @@ class ScenarioRun:
         result = self.scenario.status.scenario_result
         assert result is not None
         result.timeline = self.timeline.timeline
+        if self.simtime is not None:
+            result.metrics = self.simtime.records
 
     def _report_progress(self) -> None:
         self._sync_result()

@@ -16,6 +16,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
+from kubesim.simtime.simspec import FROZEN_AT_ANNOTATION
+
 __all__ = [
     "FROZEN_AT_ANNOTATION",
     "DeleteEvent",
@@ -27,11 +29,6 @@ __all__ = [
     "Tick",
     "UpdateEvent",
 ]
-
-FROZEN_AT_ANNOTATION = "simtime.kubesim.io/usage-frozen-at"
-"""Pod annotation (RFC 3339 simulated time): the pod's simSpec usage is evaluated at the
-executed-second it had reached at that time, from then on (the fork's `FreezeUsage`)."""
-
 
 @attrs.frozen
 class Tick:

@@ -31,7 +31,7 @@ from .pod_status import (
     sim_spec_message,
     succeeded_status,
 )
-from .simspec import USAGE_ANNOTATION, SimSpecError, sim_spec_of, usage_annotation
+from .simspec import USAGE_ANNOTATION, SimSpecError, effective_time, sim_spec_of, usage_annotation
 
 __all__ = ["KubeletController"]
 
@@ -164,13 +164,16 @@ class KubeletController(ReconcileController):
         if spec is None:
             return
         start = parse_time(pod["status"]["startTime"])
-        elapsed = now - start
+        at = effective_time(pod, now)  # frozen usage (simtime.kubesim.io/usage-frozen-at) stops the clock
+        elapsed = at - start
         if spec.finished(elapsed):
             pod["status"] = succeeded_status(pod, format_time(start + spec.duration))
             pod = self.client.update_status(pod)
             self._set_usage(pod, usage_annotation(spec, None))
             return
         self._set_usage(pod, usage_annotation(spec, spec.phase_index(elapsed)))
+        if at < now:
+            return  # frozen: its usage stays and it never finishes on its own
         boundary = spec.next_boundary(elapsed)
         if boundary is None:  # every phase lasts 0 s: it finishes once time has passed
             boundary = _AN_INSTANT

@@ -15,7 +15,7 @@ from kubesim.clock import parse_time
 
 from .identities import container_id, image_id
 from .node_status import internal_ip, node_ready_state, node_status_update
-from .simspec import USAGE_ANNOTATION, SimSpecError, sim_spec_of, usage_annotation
+from .simspec import USAGE_ANNOTATION, SimSpecError, effective_time, sim_spec_of, usage_annotation
 
 __all__ = [
     "INVALID_SIM_SPEC_REASON",
@@ -215,7 +215,7 @@ def pod_settled(pod: Mapping[str, Any], node: Mapping[str, Any] | None, now: dat
     start = status.get("startTime")
     if not start:
         return False
-    elapsed = now - parse_time(start)
+    elapsed = effective_time(pod, now) - parse_time(start)  # a frozen pod's stays where it froze
     if spec.finished(elapsed):
         return False
     wanted = usage_annotation(spec, spec.phase_index(elapsed))
