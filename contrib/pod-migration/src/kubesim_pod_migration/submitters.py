@@ -158,7 +158,7 @@ class MigrationSubmitter:
         try:
             return self.controller.migrations()
         except NodeFullError as exc:
-            log.info("provision new node", reason=str(exc))
+            log.debug("provision new node", reason=str(exc))
             return exc.migrations
         except (MigrationPolicyError, ClientError) as exc:  # the fork only logs a failed Submit
             log.debug("migrator failed", reason=str(exc))
