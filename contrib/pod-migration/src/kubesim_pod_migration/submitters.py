@@ -61,6 +61,7 @@ class TraceBook:
     end_time: datetime | None = None
     submitted: int = 0
     by_name: dict[str, Job] = attrs.field(init=False)
+    seen: set[str] = attrs.field(init=False, factory=set)
 
     def __attrs_post_init__(self) -> None:
         self.by_name = {job.name: job for job in self.jobs}
@@ -78,13 +79,14 @@ class TraceBook:
         """The end time passed, or (without one) every job ran and none is left."""
         if self.end_time is not None:
             return self.end_time <= tick.clock
-        if not self.all_submitted():
-            return False
+        alive = False
         for pod in tick.pods:
-            meta = pod.get("metadata") or {}
-            if meta.get("name") in self.by_name and (pod.get("status") or {}).get("phase") not in _TERMINAL:
-                return False
-        return True
+            name = (pod.get("metadata") or {}).get("name")
+            if name in self.by_name:
+                self.seen.add(name)
+                alive = alive or (pod.get("status") or {}).get("phase") not in _TERMINAL
+        # a pod submitted in this tick is not in tick.pods yet: every job's pod must have been seen
+        return self.all_submitted() and not alive and all(name in self.seen for name in self.by_name)
 
     def runtimes(self) -> dict[str, int]:
         """Total simSpec seconds of each job's current pod."""
