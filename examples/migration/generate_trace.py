@@ -22,22 +22,27 @@ START_MS = 1_652_248_800_000  # 2022-05-11T06:00:00Z, the fork's trace day
 PLATEAU_GB = {"s": (8, 25), "m": (25, 70), "l": (60, 140)}
 
 
-def generate(jobs: int, hours: float, seed: int, sample_seconds: int = 60,
-             min_minutes: int = 30, max_minutes: int = 150) -> list[dict[str, object]]:
-    """The trace: `jobs` jobs starting within the first 70 % of `hours`."""
+def generate(jobs: int, hours: float, seed: int, sample_seconds: int = 60, min_minutes: int = 30,
+             max_minutes: int = 150, samples: int = 0, scale: float = 1.0) -> list[dict[str, object]]:
+    """The trace: `jobs` jobs within `hours`, each `samples` long (0: 30 to 150 minutes, starting
+    within the first 70 % of the time), memory plateaus times `scale`."""
     rng = random.Random(seed)
     horizon = int(hours * 3600)
     out: list[dict[str, object]] = []
     for i in range(jobs):
         size = rng.choices("sml", weights=(5, 3, 2))[0]
-        start = rng.randrange(0, max(1, int(horizon * 0.7)), sample_seconds)
-        minutes = rng.randint(min_minutes, max_minutes)
-        samples = max(3, min(minutes * 60, horizon - start) // sample_seconds)
+        if samples:
+            start = rng.randrange(0, max(1, horizon - samples * sample_seconds), sample_seconds)
+            count = samples
+        else:
+            start = rng.randrange(0, max(1, int(horizon * 0.7)), sample_seconds)
+            minutes = rng.randint(min_minutes, max_minutes)
+            count = max(3, min(minutes * 60, horizon - start) // sample_seconds)
         low, high = PLATEAU_GB[size]
-        plateau = rng.uniform(low, high) * 1e9
-        rate = rng.uniform(3, 8) / samples
+        plateau = rng.uniform(low, high) * 1e9 * scale
+        rate = rng.uniform(3, 8) / count
         memory, times = [], []
-        for k in range(samples):
+        for k in range(count):
             level = plateau * (1 - math.exp(-rate * (k + 1)))
             noise = 1 + rng.uniform(-0.03, 0.03)
             memory.append(int(max(1e8, level * noise)))

@@ -35,6 +35,7 @@ from kubesim.clock import parse_time
 from kubesim.duplicate_keys import DuplicateKeys, load_yaml
 from kubesim.input_limits import InputLimitError
 from kubesim.k8s.quantity import parse_quantity
+from kubesim.simtime.simspec_block import read_block_phases
 
 __all__ = [
     "SIM_SPEC_ANNOTATION",
@@ -131,11 +132,13 @@ def _quantity_text(value: Any) -> str:
     return str(value) if isinstance(value, (int, float)) else value
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=16384)
 def parse_sim_spec(text: str) -> SimSpec:
     """Parse the annotation's YAML; SimSpecError names the phase and field that are wrong."""
     try:
-        data = load_yaml(text)
+        data = read_block_phases(text)  # the plain block form of traces, without a YAML parser
+        if data is None:
+            data = load_yaml(text)
     except (DuplicateKeys, InputLimitError) as exc:
         raise SimSpecError(str(exc)) from None
     except yaml.YAMLError as exc:
