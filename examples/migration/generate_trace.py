@@ -1,6 +1,6 @@
 """Generate a small, deterministic memory trace in the pod-migration fork's JSON format.
 
-    python generate_trace.py [--jobs 60] [--hours 3] [--seed 1] [-o trace.json]
+    python generate_trace.py [--jobs 60] [--hours 3] [--seed 1] [--scale 1] [-o trace.json]
 
 Each job is named like the fork's telemetry (`o10n-worker-<s|m|l>-<id>`), is sampled every
 60 s, and grows its memory towards a size-dependent plateau with some noise, as the research
@@ -58,9 +58,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--min-minutes", type=int, default=30)
     parser.add_argument("--max-minutes", type=int, default=150)
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every memory plateau")
     parser.add_argument("-o", "--output", default="trace.json")
     args = parser.parse_args()
-    trace = generate(args.jobs, args.hours, args.seed, min_minutes=args.min_minutes, max_minutes=args.max_minutes)
+    trace = generate(args.jobs, args.hours, args.seed, min_minutes=args.min_minutes, max_minutes=args.max_minutes,
+                     scale=args.scale)
     Path(args.output).write_text(json.dumps(trace, separators=(",", ":")) + "\n", encoding="utf-8")
 
 
