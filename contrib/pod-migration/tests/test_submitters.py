@@ -219,3 +219,17 @@ def test_unschedule_when_node_full() -> None:
                              metrics=node_metrics({"zone3": 10, "zone2": 64})))
     assert patcher.patches[-1] == ("zone2", {"spec": {"unschedulable": None}})
     assert events == [TerminateSubmitterEvent()]
+
+
+def test_terminating_pods_are_no_candidates() -> None:
+    from kubesim_pod_migration.snapshot import pod_memory
+
+    record = {"Pods": {
+        "default/a": {"Node": "z1", "ResourceUsage": {"memory": "30G"}, "ExecutedSeconds": 60, "Status": "Ok"},
+        "default/b": {"Node": "z1", "ResourceUsage": {"memory": "20G"}, "ExecutedSeconds": 60, "Status": "Deleted"},
+        "default/c": {"Node": "z1", "ResourceUsage": {}, "Status": "OverCapacity"},
+        "default/d": {"Node": "", "ResourceUsage": {}, "Status": "Ok"},
+    }}
+    pods = pod_memory(record, {"a": 900})
+    assert list(pods) == ["default/a"]
+    assert (pods["default/a"].usage, pods["default/a"].runtime, pods["default/a"].executed) == (30 * 10**9, 900, 60)

@@ -45,12 +45,16 @@ def node_memory(record: Mapping[str, Any]) -> dict[str, NodeMemory]:
 
 
 def pod_memory(record: Mapping[str, Any], runtimes: Mapping[str, int]) -> dict[str, PodMemory]:
-    """Usage, node and seconds of every pod in the record ("ns/name" keys); `runtimes` by pod name."""
+    """Usage, node and seconds of every running pod in the record ("ns/name" keys); `runtimes` by pod name.
+
+    The fork's client also lists terminating and failed pods; here they cannot be chosen for a
+    migration (a deleted job would come back on the target). Their memory still counts in the
+    node's usage."""
     pods = record.get("Pods") or {}
     out: dict[str, PodMemory] = {}
     for key, m in sorted(pods.items()):
-        if not isinstance(m, Mapping) or not m.get("Node"):
-            continue
+        if not isinstance(m, Mapping) or not m.get("Node") or m.get("Status", "Ok") != "Ok":
+            continue  # terminating (Deleted) and failed (OverCapacity) pods are no candidates
         name = key.split("/", 1)[-1]
         runtime = m.get("Runtime")
         out[key] = PodMemory(str(m["Node"]), memory_bytes(m.get("ResourceUsage")),
