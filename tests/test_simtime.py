@@ -239,3 +239,16 @@ def test_bad_simulated_time_fields_are_named(field: str, value: Any, message: st
 
     problems = validate_scenario(_scenario(simulated={field: value}))
     assert any(str(p).startswith(message) for p in problems), problems
+
+
+def test_a_pod_bound_past_the_nodes_capacity_is_over_capacity() -> None:
+    bound = _pod("pinned", cpu="3")
+    bound["spec"]["nodeName"] = "n1"  # bound without the scheduler, next to job-a's 2 cpu on a 4-cpu node
+    plugin = _Plugin({"s": {2: [SubmitEvent(bound)], 3: [TerminateSubmitterEvent()]}})
+    result = _run(_scenario(_pod("job-a")), SimTimeOptions(), plugin)
+    assert result.status.phase == ScenarioPhase.SUCCEEDED, result.status.message
+    record = _metrics(result)[0]  # t=20 s
+    assert record["Nodes"]["n1"]["FailedPodsNum"] == 1
+    assert record["Nodes"]["n1"]["TotalResourceRequest"] == {"cpu": "2", "memory": "4Gi"}
+    pinned = record["Pods"]["default/pinned"]
+    assert (pinned["Status"], pinned["ExecutedSeconds"], pinned["ResourceUsage"]) == ("OverCapacity", 0, {})

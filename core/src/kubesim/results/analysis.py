@@ -11,6 +11,7 @@ import attrs
 from kubesim.api import Scenario
 from kubesim.results.aggregator import Aggregator, AggregatorError, aggregate
 from kubesim.results.cluster_table import ClusterStepTable
+from kubesim.results.metrics_tables import METRICS_TABLES, metrics_tables
 from kubesim.results.node_table import NodeStepTable
 from kubesim.results.plugin_table import FilterReasonTable, PluginTable
 from kubesim.results.pod_table import PodTable
@@ -84,6 +85,9 @@ def analyze(
 ) -> ResultTables:
     """All tables of `result` in one pass over its timeline.
 
+    A result of a run in simulated time has the metrics tables too (node_usage, pod_metrics,
+    queue: `kubesim.results.metrics_tables`), built from its metrics records.
+
     :param hooks: add the aggregators that installed plugins register
     :param aggregators: more aggregators by table name
     :param builtins: include the built-in tables (pods, nodes, cluster, plugins, filter_reasons)
@@ -95,4 +99,10 @@ def analyze(
         if name in selected:
             raise AggregatorError(f"result aggregator {name!r} clashes with another table of that name")
         selected[name] = agg
-    return ResultTables(result.name, aggregate(result, selected))
+    for name in selected:
+        if name in METRICS_TABLES:
+            raise AggregatorError(f"result aggregator {name!r} clashes with the metrics table of that name")
+    tables = aggregate(result, selected)
+    if builtins:
+        tables.update(metrics_tables(result))
+    return ResultTables(result.name, tables)

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from kubesim.results.analysis import BUILTIN_TABLES, ResultTables
+from kubesim.results.metrics_report import metrics_sections
+from kubesim.results.metrics_tables import METRICS_TABLES
 from kubesim.results.table import Table
 
 Figure = Any  # plotly.graph_objects.Figure (plotly ships no type information)
@@ -207,6 +209,7 @@ def _section(go: Any, tables: ResultTables, n: int) -> str:
     ]
     for name, fig in figures:
         parts.append(f'<div class="figure" id="{ident}-{name}">{_figure_html(fig, f"{ident}-{name}-plot")}</div>')
+    parts.extend(metrics_sections(go, tables, ident, _figure_html))
     unschedulable = [r for r in tables["pods"].records() if r["unschedulable_reasons"] or r["message"]]
     parts.append(
         f'<section id="{ident}-unschedulable"><h3>Pods that failed scheduling ({len(unschedulable)})</h3>'
@@ -218,7 +221,7 @@ def _section(go: Any, tables: ResultTables, n: int) -> str:
         + "</section>"
     )
     parts.append(f'<section id="{ident}-plugins"><h3>Scheduler plugins</h3>{_html_table(tables["plugins"])}</section>')
-    for i, (name, table) in enumerate(t for t in tables.tables.items() if t[0] not in BUILTIN_TABLES):
+    for i, (name, table) in enumerate(t for t in tables.tables.items() if t[0] not in BUILTIN_TABLES + METRICS_TABLES):
         note = f'<p class="note">{html.escape(table.description)}</p>' if table.description else ""
         parts.append(f'<section id="{ident}-table-{i}"><h3>{html.escape(name)}</h3>{note}{_html_table(table)}</section>')
     return "\n".join(parts)

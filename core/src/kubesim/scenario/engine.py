@@ -617,8 +617,10 @@ class ScenarioRun:
         result = status.scenario_result
         data: dict[str, Any] = unstructure(attrs.evolve(status, scenario_result=None))
         if result is not None and with_result:
-            data["scenarioResult"] = unstructure(attrs.evolve(result, timeline={}))
+            data["scenarioResult"] = unstructure(attrs.evolve(result, timeline={}, metrics=None))
             data["scenarioResult"]["timeline"] = self.timeline.json()
+            if result.metrics is not None:  # JSON data already, final once written: shared, not copied
+                data["scenarioResult"]["metrics"] = list(result.metrics)
         return data
 
     def to_json(self) -> dict[str, Any]:

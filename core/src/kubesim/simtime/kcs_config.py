@@ -24,7 +24,7 @@ from kubesim.simtime.formats import FORMAT_ALIASES
 from kubesim.simtime.options import MetricsSink, SimTimeOptions
 
 __all__ = ["KCS_KEYS", "KcsConfig", "is_kcs_config", "kcs_scenario", "load_kcs_config", "parse_kcs_config",
-           "with_kcs_cluster"]
+           "kcs_config_in", "simulated_time_spec", "with_kcs_cluster"]
 
 KCS_KEYS = ("logLevel", "tick", "startClock", "metricsTick", "metricsLogger", "cluster")
 """The keys of a k8s-cluster-simulator config."""
@@ -149,14 +149,28 @@ def load_kcs_config(path: str) -> KcsConfig:
     return parse_kcs_config(docs[0], path)
 
 
-def kcs_scenario(config: KcsConfig) -> dict[str, Any]:
-    """A Scenario (JSON data) that creates the config's nodes at step 0 and runs the scheduler in
-    simulated time with the config's tick, start clock and metrics tick."""
+def simulated_time_spec(config: KcsConfig) -> dict[str, Any]:
+    """A Scenario's spec.simulatedTime with the config's tick, start clock and metrics tick."""
     simulated: dict[str, Any] = {"tick": f"{int(config.tick.total_seconds())}s"}
     if config.start is not None:
         simulated["startClock"] = config.start.isoformat()
     if config.metrics_tick is not None:
         simulated["metricsTick"] = f"{int(config.metrics_tick.total_seconds())}s"
+    return simulated
+
+
+def kcs_config_in(path: str, limits: Any = None) -> KcsConfig | None:
+    """The k8s-cluster-simulator config in file `path`, None when the file holds something else."""
+    docs = [d for d in (load_documents(path, limits) if limits is not None else load_documents(path)) if d is not None]
+    if len(docs) == 1 and is_kcs_config(docs[0]):
+        return parse_kcs_config(docs[0], path)
+    return None
+
+
+def kcs_scenario(config: KcsConfig) -> dict[str, Any]:
+    """A Scenario (JSON data) that creates the config's nodes at step 0 and runs the scheduler in
+    simulated time with the config's tick, start clock and metrics tick."""
+    simulated = simulated_time_spec(config)
     return {
         "apiVersion": API_VERSION, "kind": KIND,
         "metadata": {"name": Path(config.path).stem or "kcs"},

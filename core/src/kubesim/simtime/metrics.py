@@ -30,7 +30,6 @@ from kubesim.k8s.quantity import QuantityError, format_nano, parse
 from kubesim.simtime.simspec import SimSpecError, effective_time, sim_spec_of
 
 __all__ = [
-    "CAPACITY_REASONS",
     "GO_ZERO_TIME",
     "PodReader",
     "collect",
@@ -42,8 +41,9 @@ __all__ = [
 GO_ZERO_TIME = "0001-01-01T00:00:00Z"
 """How Go writes a zero time (a pod's BoundAt before it was bound)."""
 
-CAPACITY_REASONS = frozenset({"CapacityExceeded", "OutOfcpu", "OutOfmemory", "OutOfpods", "OutOfephemeral-storage"})
-"""status.reason of pods the kubelet rejected for lack of resources (Status "OverCapacity")."""
+def _over_capacity(reason: Any) -> bool:
+    """Whether status.reason says the kubelet rejected the pod for lack of resources (`OutOf<resource>`)."""
+    return isinstance(reason, str) and (reason.startswith("OutOf") or reason == "CapacityExceeded")
 
 _TERMINAL = frozenset({"Succeeded", "Failed"})
 
@@ -133,7 +133,7 @@ def pod_status(pod: Mapping[str, Any]) -> str | None:
     if phase == "Succeeded":
         return None
     if phase == "Failed":
-        return "OverCapacity" if status.get("reason") in CAPACITY_REASONS else "Failed"
+        return "OverCapacity" if _over_capacity(status.get("reason")) else "Failed"
     if (pod.get("metadata") or {}).get("deletionTimestamp"):
         return "Deleted"
     return "Ok"

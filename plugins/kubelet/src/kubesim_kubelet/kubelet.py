@@ -19,6 +19,7 @@ from kubesim.clock import format_time, parse_time
 from kubesim.cluster import WatchEvent, copy_tree
 from kubesim.errors import ApiError, Conflict, NotFound
 
+from .admission import rejection
 from .identities import NODE_NETWORK, POD_NETWORK, AddressPool
 from .node_status import internal_ip, node_ready_state, node_status_update
 from .pod_status import (
@@ -158,6 +159,13 @@ class KubeletController(ReconcileController):
             self.client.update_status(pod)
             return
         if status.get("phase") != "Running":
+            others = [o for o in self.reader.list("v1", "Pod", field_selector=f"spec.nodeName={node['metadata']['name']}")
+                      if o["metadata"].get("uid") != meta.get("uid")]
+            rejected = rejection(pod, node, others)
+            if rejected is not None:  # over capacity: bound without the scheduler (k8s-cluster-simulator's OverCapacity)
+                pod["status"] = failed_status(pod, format_time(now), host_ip, *rejected)
+                self.client.update_status(pod)
+                return
             pod_ip = host_ip if (pod.get("spec") or {}).get("hostNetwork") else self._pod_ip(namespace, name)
             pod["status"] = running_status(pod, format_time(now), host_ip, pod_ip)
             pod = self.client.update_status(pod)
