@@ -1,8 +1,9 @@
 """The installed `kubesim run` replaying a CSV job trace on two nodes, with and without migration.
 
 tests/data/config.yaml has zone1 (12 cpu) and zone2 (5 cpu), 100G each; jobs a and b (30G
-each, cpu 4) land on zone1 and c (5G) on zone2. zone1 is 40 % free, below the 45 % threshold:
-the max policy moves a (30 GB) to zone2, with ceil(3.3506 x 30) = 101 s of downtime.
+each, cpu 4) land on zone1 and c (5G, cpu 1) on zone2. zone1 is 40 % free, below the 45 %
+threshold: the max policy moves a (30 GB) to zone2, with ceil(3.3506 x 30) = 101 s of downtime.
+Then zone1 asks again, but zone2 would fall below 50 % free: nothing more moves.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ def test_migration_moves_the_pod_after_its_downtime(run_kubesim: RunKubesim, tmp
     at = {m["Clock"]: m for m in metrics}
     assert at["2022-05-11T06:02:00Z"]["Nodes"]["zone1"]["TotalResourceUsage"]["memory"] == "60G"
     assert at["2022-05-11T06:04:00Z"]["Nodes"]["zone1"]["TotalResourceUsage"]["memory"] == "30G"
-    assert "default/ma" in at["2022-05-11T06:04:00Z"]["Pods"]
+    assert at["2022-05-11T06:04:00Z"]["Pods"]["default/ma"]["Status"] == "Ok"
+    assert at["2022-05-11T06:04:00Z"]["Nodes"]["zone2"]["TotalResourceUsage"]["memory"] == "35G"
 
 
 def test_without_migration_nothing_moves(run_kubesim: RunKubesim) -> None:
