@@ -8,7 +8,7 @@ run is in-process (the CLI's own entry point); the figure is simulated hours per
 the wall time of the whole run including reading the trace and writing the result.
 
     python benchmarks/migration.py [--jobs 2000] [--samples 240] [--hours 10] [--nodes 20]
-                                   [--tick 60s] [--no-migrate] [--profile N]
+                                   [--tick 60] [--until-hours H] [--no-migrate] [--profile N]
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nodes", type=int, default=20)
     ap.add_argument("--tick", type=int, default=60, help="seconds per tick")
     ap.add_argument("--scale", type=float, default=0.25, help="memory scale of the generated jobs")
+    ap.add_argument("--until-hours", type=float, default=0.0,
+                    help="stop after this many simulated hours (0: the whole trace) - a slice of a long run")
     ap.add_argument("--no-migrate", action="store_true")
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="print the N most expensive functions")
     args = ap.parse_args(argv)
@@ -58,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         (work / "trace.json").write_text(json.dumps(trace, separators=(",", ":")))
         (work / "config.yaml").write_text(config(args.nodes, args.tick))
         argv_run = ["run", "--kcs-config", str(work / "config.yaml"), "--job-trace", str(work / "trace.json"),
-                    "--until", f"{int(args.hours * 3600)}s", "--detail", "none", "-qq",
+                    "--until", f"{int((args.until_hours or args.hours) * 3600)}s", "--detail", "none", "-qq",
                     "-o", str(work / "result.json")]
         if not args.no_migrate:
             argv_run.append("--migrate")

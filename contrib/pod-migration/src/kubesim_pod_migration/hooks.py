@@ -10,7 +10,7 @@ from kubesim import hookimpl
 
 from kubesim_pod_migration.options import run_options
 from kubesim_pod_migration.results import MigrationsAggregator
-from kubesim_pod_migration.setup import build_submitters
+from kubesim_pod_migration.trace_run import build_submitters
 
 if TYPE_CHECKING:
     from kubesim.controllers import Runtime
