@@ -52,6 +52,14 @@ def _problem(file: str, path: str, message: str) -> InvalidInput:
     return InvalidInput([Problem(path, message, file)])
 
 
+def _read(path: str | Path, file: str) -> str:
+    """The file's text within kubesim's input limits; InvalidInput when it cannot be read."""
+    try:
+        return read_text(path)
+    except OSError as exc:
+        raise _problem(file, "", f"cannot read the trace: {exc.strerror or exc}") from None
+
+
 def _int(value: Any, file: str, path: str, what: str) -> int:
     if value is None:
         return 0  # Go decodes null into an int64 as 0
@@ -64,8 +72,8 @@ def read_json_trace(path: str | Path) -> list[Job]:
     """The jobs of a memory-trace JSON file (jobs with <= 2 samples dropped), sorted by start."""
     file = str(path)
     try:
-        data = load_json(read_text(path))
-    except (OSError, ValueError) as exc:
+        data = load_json(_read(path, file))
+    except ValueError as exc:
         raise _problem(file, "", f"expected a JSON memory trace: {exc}") from None
     if not isinstance(data, list):
         raise _problem(file, "", f"expected a list of jobs, got {type(data).__name__}")
@@ -137,8 +145,8 @@ def read_csv_trace(path: str | Path, start: datetime) -> list[Job]:
     """The jobs of a CSV job trace; offsets count from `start`. Sorted by submit time."""
     file = str(path)
     try:
-        text = read_text(path)
-    except (OSError, ValueError) as exc:
+        text = _read(path, file)
+    except ValueError as exc:
         raise _problem(file, "", f"expected a CSV job trace: {exc}") from None
     rows = list(csv.reader(io.StringIO(text)))
     if not rows or tuple(c.strip() for c in rows[0]) != CSV_COLUMNS:
