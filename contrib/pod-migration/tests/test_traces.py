@@ -57,6 +57,7 @@ def test_json_drops_short_jobs_sorts_by_start_and_reads_null_as_zero(tmp_path: P
     ('[{"Name": "a", "Memory": [1, 2, 3], "Time": [3000, 2000, 4000]}]', "[0].Time[1]", "increasing order"),
     ('[{"Name": "a", "Memory": [1, 2, 3], "Time": [1, 2, 3]}, {"Name": "a", "Memory": [1, 2, 3], "Time": [1, 2, 3]}]',
      "[1].Name", "unique job name"),
+    ('[{"Name": "Worker_1", "Memory": [1, 2, 3], "Time": [1, 2, 3]}]', "[0].Name", "expected a pod name"),
 ])
 def test_json_errors_name_the_field(tmp_path: Path, text: str, path: str, expected: str) -> None:
     file = tmp_path / "pods.json"
@@ -97,6 +98,7 @@ def test_csv_trace(tmp_path: Path) -> None:
     ("a,0,10,1,1Gi,5:1Gi;2:1Gi", "line 2.usage[1]", "increasing order"),
     ("a,0,10,1,1Gi,20:1Gi", "line 2.usage[0]", "within the duration"),
     (",0,10,1,1Gi,", "line 2.name", "unique non-empty job name"),
+    ("Job 1,0,10,1,1Gi,", "line 2.name", "expected a pod name"),
 ])
 def test_csv_errors_name_the_field(tmp_path: Path, row: str, path: str, expected: str) -> None:
     file = tmp_path / "jobs.csv"

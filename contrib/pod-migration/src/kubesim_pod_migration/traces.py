@@ -34,6 +34,7 @@ from kubesim.duplicate_keys import load_json
 from kubesim.errors import InvalidInput, Problem
 from kubesim.input_limits import read_text
 from kubesim.k8s.quantity import parse_quantity
+from kubesim.k8s.validation import is_dns1123_subdomain
 
 from kubesim_pod_migration.jobs import Job, Record
 
@@ -58,6 +59,14 @@ def _read(path: str | Path, file: str) -> str:
         return read_text(path)
     except OSError as exc:
         raise _problem(file, "", f"cannot read the trace: {exc.strerror or exc}") from None
+
+
+def _check_name(name: str, file: str, path: str) -> None:
+    """A job's pod name: a DNS-1123 subdomain with room for the "m" of each migration."""
+    problems = is_dns1123_subdomain(name)
+    if problems or len(name) > 200:
+        why = problems[0] if problems else "must be no more than 200 characters (migrations prefix an m)"
+        raise _problem(file, path, f"expected a pod name (lowercase letters, digits, '-' and '.'): {why}")
 
 
 def _int(value: Any, file: str, path: str, what: str) -> int:
@@ -101,6 +110,7 @@ def read_json_trace(path: str | Path) -> list[Job]:
             continue  # the fork drops jobs that would start and end at once
         if name in seen:
             raise _problem(file, f"{where}.Name", f"expected a unique job name, {name!r} repeats")
+        _check_name(name, file, f"{where}.Name")
         seen.add(name)
         records: list[Record] = []
         for j, mem in enumerate(memory):
@@ -164,6 +174,7 @@ def read_csv_trace(path: str | Path, start: datetime) -> list[Job]:
         if not name or name in seen:
             raise _problem(file, f"line {line}.name", f"expected a unique non-empty job name, got {name!r}")
         seen.add(name)
+        _check_name(name, file, f"line {line}.name")
         if "T" in submit:
             try:
                 begin = parse_time(submit)
