@@ -77,3 +77,29 @@ def test_a_broken_trace_is_invalid_input(run_kubesim: RunKubesim, tmp_path: Path
     assert proc.returncode == 2
     assert "error: trace.json: [0].Memory[1]: expected bytes (an integer), got 'x'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_the_simulation_controller_migrates_simspec_pods_of_a_scenario(run_kubesim: RunKubesim) -> None:
+    # tests/data/scenario.yaml: the same pods as jobs.csv, created by operations; pod-migration is
+    # listed after the scheduler, so it runs right after the pods are bound, with that moment's metrics
+    proc = run_kubesim("run", DATA / "scenario.yaml", "--migration-policy", "max", "-o", "result.json", "-q",
+                       plugins=KEEP)
+    assert proc.returncode == 0, proc.stderr
+    result: dict[str, Any] = proc.result
+    assert result["status"]["phase"] == "Succeeded", result["status"].get("message")
+    [(step, migrated)] = events(result, "podMigrated")
+    assert (step, migrated["actor"]) == (2, "pod-migration")
+    assert migrated["podMigrated"] == {
+        "pod": "a", "namespace": "default", "sourceNode": "zone1", "targetPod": "ma", "targetNode": "zone2",
+        "sizeGb": 30.0, "downtimeSeconds": 101, "startedAt": "2022-05-11T06:00:00Z",
+        "finishedAt": "2022-05-11T06:01:41Z"}
+    created = {e["create"]["result"]["metadata"]["name"]: e["create"]["result"] for _, e in events(result, "create")}
+    target = created["ma"]
+    assert target["metadata"]["labels"] == {"app": "job"}  # the rest of the source pod is kept
+    assert target["spec"]["nodeName"] == "zone2"
+    assert target["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "4"}
+    # the remaining phases of a (it had executed 0 s): 360 s at 30G, then 540 s at 50G
+    assert target["metadata"]["annotations"]["simSpec"].split("- seconds: ")[1:] == [
+        "0\n  resourceUsage:\n    cpu: 4\n    memory: 30000000000\n\n",
+        "360\n  resourceUsage:\n    cpu: 4\n    memory: 30000000000\n\n",
+        "540\n  resourceUsage:\n    cpu: 4\n    memory: 50000000000\n"]

@@ -85,3 +85,26 @@ def test_update_job_for_migration_shifts_time() -> None:
         "0\n  resourceUsage:\n    cpu: 5\n    memory: 200\n\n",
         "60\n  resourceUsage:\n    cpu: 5\n    memory: 3000\n\n",
         "120\n  resourceUsage:\n    cpu: 5\n    memory: 40000\n"]
+
+
+def test_job_of_a_running_pod_replays_its_sim_spec() -> None:
+    from kubesim.simtime.simspec import parse_sim_spec
+
+    from kubesim_pod_migration.jobs import job_of_pod
+
+    spec = parse_sim_spec("- seconds: 60\n  resourceUsage: {cpu: 1, memory: 1Gi}\n"
+                          "- seconds: 30\n  resourceUsage: {cpu: 2, memory: 2Gi}\n")
+    pod = {"metadata": {"name": "p", "labels": {"a": "b"}, "annotations": {"kubesim.io/usage": "{}", "x": "y"}},
+           "spec": {"nodeName": "n1", "containers": [{"name": "c"}]}, "status": {"startTime": "2022-05-11T08:00:00Z"}}
+    job = job_of_pod(pod, spec)
+    assert job is not None
+    assert [(int((r.time - NOW).total_seconds()), r.usage, r.others) for r in job.records] == [
+        (0, 2**30, {"cpu": "1"}), (60, 2**30, {"cpu": "1"}), (90, 2 * 2**30, {"cpu": "2"})]
+    update_job_for_migration(job, NOW + MIN / 2, NOW + MIN)  # frozen after 30 s, back 30 s later
+    job.name, job.migrating_to = "mp", "n2"
+    moved = migrated_pod(job)
+    assert moved["metadata"]["annotations"] == {"x": "y", "simSpec": sim_spec(job.records)}
+    assert moved["metadata"]["labels"] == {"a": "b"}
+    assert moved["spec"] == {"nodeName": "n2", "containers": [{"name": "c"}]}
+    assert parse_sim_spec(sim_spec(job.records)).duration.total_seconds() == 60  # 90 s less the 30 s it ran
+    assert job_of_pod({"metadata": {"name": "q"}, "status": {}}, spec) is None  # not started

@@ -10,13 +10,14 @@ from kubesim import hookimpl
 
 from kubesim_pod_migration.options import run_options
 from kubesim_pod_migration.results import MigrationsAggregator
+from kubesim_pod_migration.simulation_controller import MigrationSimulationController
 from kubesim_pod_migration.trace_run import build_submitters
 
 if TYPE_CHECKING:
-    from kubesim.controllers import Runtime
+    from kubesim.controllers import ControllerFactory, Runtime
     from kubesim.simtime import Submitter
 
-__all__ = ["kubesim_result_aggregators", "kubesim_run_options", "kubesim_submitters"]
+__all__ = ["kubesim_controllers", "kubesim_result_aggregators", "kubesim_run_options", "kubesim_submitters"]
 
 
 @hookimpl
@@ -35,3 +36,10 @@ def kubesim_submitters(runtime: Runtime) -> Sequence[Submitter]:
 def kubesim_result_aggregators() -> Mapping[str, Any]:
     """The `migrations` table: one row per podMigrated event."""
     return {"migrations": MigrationsAggregator()}
+
+
+@hookimpl
+def kubesim_controllers() -> Sequence[ControllerFactory]:
+    """`pod-migration`: the migration controller as a SimulationController (list it after the scheduler)."""
+    return [MigrationSimulationController]
+

@@ -10,17 +10,21 @@ Port of `S:pkg/jobparser/{types,pod}.go` (elchead/k8s-cluster-simulator, branch 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 import attrs
+from kubesim.clock import parse_time
+from kubesim.simtime.simspec import SimSpec
 
 __all__ = [
     "CPU_REQUEST",
     "Job",
     "Record",
     "filter_records_before",
+    "job_of_pod",
     "job_pod",
     "job_size",
     "migrated_pod",
@@ -37,10 +41,11 @@ _SIZE_GI = {"s": 30.0, "m": 80.0, "l": 130.0}
 
 @attrs.define
 class Record:
-    """One memory sample: `usage` bytes at `time`."""
+    """One memory sample: `usage` bytes at `time` (`others`: the other resources' usage, else cpu 5)."""
 
     time: datetime
     usage: int
+    others: dict[str, str] | None = None
 
 
 @attrs.define
@@ -54,6 +59,8 @@ class Job:
     migrating_to: str = ""
     requests: dict[str, str] | None = None
     """Requests given by the trace (CSV traces); None: from the size token and the request factor."""
+    template: dict[str, Any] | None = None
+    """The pod a job was adopted from (not a trace's job): its migrated pod keeps the rest of it."""
 
     @classmethod
     def of(cls, name: str, records: list[Record], requests: dict[str, str] | None = None) -> Job:
@@ -82,7 +89,9 @@ def sim_spec(records: Sequence[Record]) -> str:
     out = []
     for i, record in enumerate(records):
         seconds = 0 if i == 0 else int((record.time - records[i - 1].time).total_seconds())
-        out.append(f"\n- seconds: {seconds}\n  resourceUsage:\n    cpu: {CPU_REQUEST}\n    memory: {record.usage}\n")
+        others = record.others if record.others is not None else {"cpu": CPU_REQUEST}
+        usage = "".join(f"    {name}: {value}\n" for name, value in sorted({**others, "memory": record.usage}.items()))
+        out.append(f"\n- seconds: {seconds}\n  resourceUsage:\n{usage}")
     return "".join(out)
 
 
@@ -98,7 +107,12 @@ def job_pod(job: Job, request_factor: float = 0.0) -> dict[str, Any]:
 
 
 def migrated_pod(job: Job) -> dict[str, Any]:
-    """The pod recreated after a migration: memory request = the usage at migration start, on the target."""
+    """The pod recreated after a migration: memory request = the usage at migration start, on the target.
+
+    A job adopted from a pod keeps that pod's labels, annotations and spec (its requests too).
+    """
+    if job.template is not None:
+        return _migrated_copy(job)
     pod = job_pod(job)  # request factor 0: the size's requests with memory "0", then the usage
     pod["spec"]["containers"][0]["resources"]["requests"]["memory"] = str(job.records[0].usage)
     if job.migrating_to:
@@ -126,3 +140,41 @@ def update_job_for_migration(job: Job, start: datetime, finish: datetime) -> Non
     shift: timedelta = finish - start
     job.records = [attrs.evolve(r, time=r.time + shift) for r in filter_records_before(job.records, start)]
     job.start_at = finish
+
+
+_NOT_COPIED = frozenset({"simSpec", "kubesim.io/usage", "simtime.kubesim.io/usage-frozen-at"})
+
+
+def _migrated_copy(job: Job) -> dict[str, Any]:
+    template = job.template or {}
+    meta = template.get("metadata") or {}
+    annotations = {k: v for k, v in (meta.get("annotations") or {}).items()
+                   if k not in _NOT_COPIED and not k.startswith("kube-scheduler-simulator.sigs.k8s.io/")}
+    annotations["simSpec"] = sim_spec(job.records)
+    metadata: dict[str, Any] = {"name": job.name, "namespace": meta.get("namespace") or "default",
+                                "annotations": annotations}
+    if meta.get("labels"):
+        metadata["labels"] = dict(meta["labels"])
+    spec = {k: v for k, v in (template.get("spec") or {}).items() if k != "nodeName"}
+    if job.migrating_to:
+        spec["nodeName"] = job.migrating_to
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+
+
+def job_of_pod(pod: dict[str, Any], spec: SimSpec) -> Job | None:
+    """A job that replays a running pod's simSpec from its start time (None before it started)."""
+    start_text = (pod.get("status") or {}).get("startTime")
+    if not isinstance(start_text, str) or not start_text or not spec.phases:
+        return None
+    start = parse_time(start_text)
+    records: list[Record] = []
+    at = start
+    for i, phase in enumerate(spec.phases):
+        others = {name: text for name, text in phase.usage.items() if name != "memory"}
+        memory = math.ceil(phase.values.get("memory", 0))
+        if i == 0:
+            records.append(Record(start, memory, others))  # phase 0 of 0 s: the usage from the start
+        at += phase.duration
+        records.append(Record(at, memory, others))
+    meta = pod.get("metadata") or {}
+    return Job(str(meta.get("name", "")), records, start, at, template=pod)

@@ -19,12 +19,21 @@ import attrs
 import structlog
 from kubesim.api import PodMigration
 from kubesim.clock import format_time
-from kubesim.simtime import DeleteEvent, FreezeUsageEvent, SubmitEvent, SubmitterEvent, TerminateSubmitterEvent, Tick
+from kubesim.simtime import (
+    FROZEN_AT_ANNOTATION,
+    DeleteEvent,
+    FreezeUsageEvent,
+    SubmitEvent,
+    SubmitterEvent,
+    TerminateSubmitterEvent,
+    Tick,
+)
+from kubesim.simtime.simspec import SimSpecError, sim_spec_of
 
 from kubesim_pod_migration.checker import Checker
 from kubesim_pod_migration.client import ClientError, MetricsClient, gigabytes
 from kubesim_pod_migration.controller import MigrationController, NodeFullError
-from kubesim_pod_migration.jobs import Job, job_pod, migrated_pod, update_job_for_migration
+from kubesim_pod_migration.jobs import Job, job_of_pod, job_pod, migrated_pod, update_job_for_migration
 from kubesim_pod_migration.policies import MigrationPolicyError
 from kubesim_pod_migration.requests import Cluster
 from kubesim_pod_migration.snapshot import memory_bytes, node_memory, pod_memory
@@ -59,24 +68,48 @@ class TraceBook:
 
     jobs: list[Job]
     end_time: datetime | None = None
+    adopt: bool = False
+    """Also take every running simSpec pod as a job (the SimulationController without a trace)."""
     submitted: int = 0
     by_name: dict[str, Job] = attrs.field(init=False)
     seen: set[str] = attrs.field(init=False, factory=set)
+    retired: set[str] = attrs.field(init=False, factory=set)
 
     def __attrs_post_init__(self) -> None:
         self.by_name = {job.name: job for job in self.jobs}
 
     def rename(self, job: Job, name: str) -> None:
-        """Give a migrated job its new pod name."""
+        """Give a migrated job its new pod name (the old one is never taken again)."""
         self.by_name.pop(job.name, None)
+        self.retired.add(job.name)
         job.name = name
         self.by_name[name] = job
+
+    def adopt_pods(self, pods: Sequence[Mapping[str, Any]]) -> None:
+        """Take running pods with a simSpec that are no job yet (namespace default, as the fork's jobs)."""
+        for pod in pods:
+            meta = pod.get("metadata") or {}
+            name = meta.get("name")
+            annotations = meta.get("annotations") or {}
+            if (name in self.by_name or name in self.retired or (meta.get("namespace") or "default") != "default"
+                    or "simSpec" not in annotations or FROZEN_AT_ANNOTATION in annotations
+                    or meta.get("deletionTimestamp") or (pod.get("status") or {}).get("phase") != "Running"):
+                continue
+            try:
+                spec = sim_spec_of(pod)
+            except SimSpecError:
+                continue
+            job = job_of_pod(dict(pod), spec) if spec is not None else None
+            if job is not None:
+                self.by_name[job.name] = job
 
     def all_submitted(self) -> bool:
         return self.submitted >= len(self.jobs)
 
     def ended(self, tick: Tick) -> bool:
-        """The end time passed, or (without one) every job ran and none is left."""
+        """The end time passed, or (without one) every job ran and none is left; never when adopting."""
+        if self.adopt:
+            return False
         if self.end_time is not None:
             return self.end_time <= tick.clock
         alive = False
@@ -139,10 +172,22 @@ class MigrationSubmitter:
     name: str = "pod-migration"
     queue: list[_Move] = attrs.field(factory=list)
     migrations: int = 0
+    delegated: bool = False
+    """A SimulationController runs this migration (`plan`); the submitter itself stops."""
+    actor: str = ""
+    """Who writes the migrations (for podMigrated events); default `submitter:<name>`."""
 
     def submit(self, tick: Tick) -> Sequence[SubmitterEvent]:
+        if self.delegated:
+            return [TerminateSubmitterEvent()]
+        return self.plan(tick)
+
+    def plan(self, tick: Tick) -> list[SubmitterEvent]:
+        """This tick's freezes, new pods and deletes (and TerminateSubmitterEvent at the end)."""
         now = tick.clock
         events: list[SubmitterEvent] = []
+        if self.book.adopt:
+            self.book.adopt_pods(tick.pods)
         if tick.metrics is not None:
             nodes = node_memory(tick.metrics)
             self.client.update_node_metrics(nodes)
@@ -201,7 +246,7 @@ class MigrationSubmitter:
                     target_node=move.job.migrating_to, size_gb=move.size_gb,
                     downtime_seconds=int((move.finish - move.started).total_seconds()),
                     started_at=format_time(move.started), finished_at=format_time(move.finish),
-                ), actor=f"submitter:{self.name}")
+                ), actor=self.actor or f"submitter:{self.name}")
         return events
 
 

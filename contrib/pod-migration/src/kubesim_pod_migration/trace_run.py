@@ -10,6 +10,7 @@ from kubesim_pod_migration.controller import MigrationController
 from kubesim_pod_migration.options import MigrationSettings
 from kubesim_pod_migration.policies import make_migration_policy
 from kubesim_pod_migration.requests import Cluster, make_request_policy
+from kubesim_pod_migration.simulation_controller import register_trace_migration
 from kubesim_pod_migration.submitters import (
     JobDeleter,
     JobSubmitter,
@@ -23,9 +24,9 @@ if TYPE_CHECKING:
     from kubesim.controllers import Runtime
     from kubesim.simtime import Submitter
 
-__all__ = ["ACTOR", "build_submitters"]
+__all__ = ["ACTOR", "build_migration", "build_submitters"]
 
-ACTOR = "pod-migration"
+ACTOR = "submitter:node-unscheduler"
 """The actor of the node unscheduler's writes."""
 
 
@@ -42,18 +43,27 @@ def build_submitters(runtime: Runtime) -> list[Submitter]:
     book = TraceBook(jobs, end)
     out: list[Submitter] = [JobSubmitter(book, settings.request_factor)]
     if settings.migrate:
-        metrics = MetricsClient(settings.memo_step)
-        client: MemoryClient = metrics if settings.short_jobs else FilteredClient(metrics)
-        cluster = Cluster(settings.node_gb)
-        controller = MigrationController(
-            make_request_policy(settings.request_policy, settings.threshold, cluster, client),
-            make_migration_policy(settings.migration_policy, cluster, client, settings.min_size),
-            settings.min_request,
-        )
-        checker = make_checker(settings.checker, settings.slope, settings.backoff)
-        out.append(MigrationSubmitter(book, controller, checker, metrics, runtime.recorder, cluster=cluster))
+        migration = build_migration(runtime, book)
+        register_trace_migration(runtime, migration)
+        out.append(migration)
     if settings.unscheduler:
         out.append(NodeUnscheduler(book, runtime.client(ACTOR), 1 - settings.unscheduler_threshold / 100))
     if end is not None:
         out.append(JobDeleter(book, end))
     return out
+
+
+def build_migration(runtime: Runtime, book: TraceBook, *, actor: str = "") -> MigrationSubmitter:
+    """The fork's controller, checker and client for `book`, configured by the run's options."""
+    settings = MigrationSettings.of(runtime.options)
+    metrics = MetricsClient(settings.memo_step)
+    client: MemoryClient = metrics if settings.short_jobs else FilteredClient(metrics)
+    cluster = Cluster(settings.node_gb)
+    controller = MigrationController(
+        make_request_policy(settings.request_policy, settings.threshold, cluster, client),
+        make_migration_policy(settings.migration_policy, cluster, client, settings.min_size),
+        settings.min_request,
+    )
+    checker = make_checker(settings.checker, settings.slope, settings.backoff)
+    return MigrationSubmitter(book, controller, checker, metrics, runtime.recorder, cluster=cluster, actor=actor)
+
