@@ -252,3 +252,44 @@ def test_a_pod_bound_past_the_nodes_capacity_is_over_capacity() -> None:
     assert record["Nodes"]["n1"]["TotalResourceRequest"] == {"cpu": "2", "memory": "4Gi"}
     pinned = record["Pods"]["default/pinned"]
     assert (pinned["Status"], pinned["ExecutedSeconds"], pinned["ResourceUsage"]) == ("OverCapacity", 0, {})
+
+
+class _RandomJobs:
+    """Submits one job with a random duration each of the first three ticks, then terminates."""
+
+    name = "random-jobs"
+
+    def submit(self, tick: Tick) -> Sequence[SubmitterEvent]:
+        if tick.step >= 3:
+            return [TerminateSubmitterEvent()]
+        seconds = tick.rng.randint(10, 100)
+        spec = f"- seconds: {seconds}\n  resourceUsage: {{cpu: 100m}}\n"
+        return [SubmitEvent(_pod(f"job-{tick.step}-{seconds}", cpu="1", sim_spec=spec))]
+
+
+class _RandomPlugin:
+    @hookimpl
+    def kubesim_submitters(self, runtime: Any) -> Sequence[Any]:
+        return [_RandomJobs()]
+
+
+def _names(seed: int) -> list[str]:
+    result = _run(_scenario(), SimTimeOptions(), _RandomPlugin(), seed=seed)
+    assert result.status.phase == ScenarioPhase.SUCCEEDED, result.status.message
+    return sorted({key for record in _metrics(result) for key in record["Pods"]})
+
+
+def test_a_submitters_random_numbers_follow_the_seed() -> None:
+    first = _names(7)
+    assert len(first) == 3
+    assert _names(7) == first
+    assert _names(8) != first
+
+
+def test_two_plugins_with_the_same_submitter_name_are_an_error() -> None:
+    from kubesim.plugins import PluginError
+    from kubesim.controllers import Runtime
+
+    hooks = load_plugins(extra=[_RandomPlugin(), _RandomPlugin()], entry_points=False)
+    with pytest.raises(PluginError, match="submitter 'random-jobs' is registered by both"):
+        hooks.submitters(Runtime.standalone())

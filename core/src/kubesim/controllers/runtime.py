@@ -185,6 +185,7 @@ class Runtime:
         seed: int = 0,
         options: Mapping[str, Any] | None = None,
         capabilities: Capabilities | None = None,
+        simulated_time: bool = False,
     ) -> None:
         self._cluster = cluster
         self._hooks = hooks
@@ -195,6 +196,9 @@ class Runtime:
         self.step_status = step_status
         self.options: Mapping[str, Any] = dict(options or {})
         self.capabilities = capabilities or Capabilities()
+        self.simulated_time = simulated_time
+        """Whether the scenario runs in simulated time (kubesim.simtime): a tick per step, metrics
+        built from simSpec. The kubelet then writes no kubesim.io/usage annotation at each phase."""
         cluster.graceful_pod_deletion = self.capabilities.graceful_pod_deletion
 
     @classmethod

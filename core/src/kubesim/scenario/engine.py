@@ -187,6 +187,8 @@ class ScenarioRun:
             self.cluster = Cluster(self.clock, seed=options.seed)
         else:
             self.clock, self.cluster = cluster.clock, cluster
+            if options.simulated_time is not None and options.simulated_time.start is not None:
+                self.clock.restart(options.start_time)  # the scenario's startClock (the cluster was just reset)
         self._admitters = self.cluster.admitters_mark()
         self._unwatch: Callable[[], None] | None = None
         self.stopped = False
@@ -303,6 +305,7 @@ class ScenarioRun:
         self.runtime = Runtime(
             self.cluster, self.clock, self.timeline, self.hooks, self.scenario.status.step_status,
             seed=self.options.seed, options=self.options.plugin_options, capabilities=capabilities,
+            simulated_time=self.options.simulated_time is not None,
         )
         self.runtime.install_extensions()
         if self.options.simulated_time is not None:

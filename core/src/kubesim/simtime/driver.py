@@ -177,15 +177,22 @@ class SimTimeDriver:
             self._last_written = now
             self.records.append(record)
             for stream, _, fmt in self._streams:
-                stream.write(fmt(record) + "\n")
+                try:
+                    stream.write(fmt(record) + "\n")
+                except OSError as exc:  # a full disk, a closed pipe (| head)
+                    raise SimTimeError(f"metrics: cannot write {getattr(stream, 'name', '')}: "
+                                       f"{exc.strerror or exc}") from exc
 
     def close(self) -> None:
         """Flush and close the metrics files kubesim opened."""
         for stream, owned, _ in self._streams:
-            if owned:
-                stream.close()
-            else:
-                stream.flush()
+            try:
+                if owned:
+                    stream.close()
+                else:
+                    stream.flush()
+            except OSError:
+                pass  # reported by the write that failed
         self._streams = []
 
     # --- the end of work --------------------------------------------------------

@@ -174,15 +174,18 @@ class KubeletController(ReconcileController):
         start = parse_time(pod["status"]["startTime"])
         at = effective_time(pod, now)  # frozen usage (simtime.kubesim.io/usage-frozen-at) stops the clock
         elapsed = at - start
+        per_phase = not self.runtime.simulated_time  # in simulated time, metrics read the simSpec itself
         if spec.finished(elapsed):
             pod["status"] = succeeded_status(pod, format_time(start + spec.duration))
             pod = self.client.update_status(pod)
-            self._set_usage(pod, usage_annotation(spec, None))
+            if per_phase:
+                self._set_usage(pod, usage_annotation(spec, None))
             return
-        self._set_usage(pod, usage_annotation(spec, spec.phase_index(elapsed)))
+        if per_phase:
+            self._set_usage(pod, usage_annotation(spec, spec.phase_index(elapsed)))
         if at < now:
             return  # frozen: its usage stays and it never finishes on its own
-        boundary = spec.next_boundary(elapsed)
+        boundary = spec.next_boundary(elapsed) if per_phase else spec.duration
         if boundary is None:  # every phase lasts 0 s: it finishes once time has passed
             boundary = _AN_INSTANT
         self.queue.add_after((POD, namespace, name), start + boundary)
@@ -225,7 +228,8 @@ class KubeletController(ReconcileController):
             except NotFound:
                 del self._to_verify[key]
                 continue
-            ok = node_settled(obj) if kind == NODE else pod_settled(obj, self._node_of(obj), now)
+            ok = node_settled(obj) if kind == NODE else pod_settled(obj, self._node_of(obj), now,
+                                                                   usage=not self.runtime.simulated_time)
             if not ok:
                 return False
             del self._to_verify[key]
