@@ -233,3 +233,26 @@ def test_terminating_pods_are_no_candidates() -> None:
     pods = pod_memory(record, {"a": 900})
     assert list(pods) == ["default/a"]
     assert (pods["default/a"].usage, pods["default/a"].runtime, pods["default/a"].executed) == (30 * 10**9, 900, 60)
+
+
+def test_a_pod_that_waited_for_a_node_is_cut_where_it_is_not_at_the_trace_time() -> None:
+    records = [Record(NOW + i * timedelta(minutes=1), (i + 1) * 10**9) for i in range(11)]  # 10 minutes
+    job = Job.of("j", records)
+    sut, _ = migration_submitter([[MigrationCmd("default/j", 1, "z2")], []], [job])
+    started = {"metadata": {"name": "j"}, "spec": {"nodeName": "z1"},
+               "status": {"startTime": "2022-05-11T08:05:00Z"}}  # bound 5 minutes late
+    at = NOW + timedelta(minutes=7)  # it ran 2 minutes: 8 are left, not 3
+    assert sut.submit(tick(at, pods=[started])) == [FreezeUsageEvent("j")]
+    finish = at + timedelta(seconds=migration_seconds(1))
+    events = sut.submit(tick(finish))
+    [new] = [e.pod for e in events if isinstance(e, SubmitEvent)]
+    assert job.records[0] == Record(finish, 3 * 10**9)  # the sample of minute 2 ...
+    assert (job.records[-1].time - job.records[0].time) == timedelta(minutes=8)  # ... and the 8 minutes after it
+    assert new["spec"]["nodeName"] == "z2"
+
+
+def test_a_pod_with_nothing_left_to_run_is_not_migrated() -> None:
+    job = Job.of("j", [Record(NOW, 10**9), Record(NOW + timedelta(minutes=1), 10**9)])
+    sut, _ = migration_submitter([[MigrationCmd("default/j", 1, "z2")]], [job])
+    done = {"metadata": {"name": "j"}, "status": {"startTime": "2022-05-11T08:00:00Z"}}
+    assert sut.submit(tick(NOW + timedelta(minutes=1), pods=[done])) == []

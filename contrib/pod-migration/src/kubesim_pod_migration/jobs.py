@@ -29,6 +29,7 @@ __all__ = [
     "job_size",
     "migrated_pod",
     "request_for_size",
+    "seconds_left",
     "sim_spec",
     "update_job_for_migration",
 ]
@@ -135,11 +136,22 @@ def filter_records_before(records: list[Record], t: datetime) -> list[Record]:
     return out + records[first:]
 
 
-def update_job_for_migration(job: Job, start: datetime, finish: datetime) -> None:
-    """Cut the records before `start`, shift the rest by the downtime, and start the job at `finish`."""
-    shift: timedelta = finish - start
-    job.records = [attrs.evolve(r, time=r.time + shift) for r in filter_records_before(job.records, start)]
+def update_job_for_migration(job: Job, start: datetime, finish: datetime, executed: timedelta | None = None) -> None:
+    """Cut the records before `start`, shift the rest by the downtime, and start the job at `finish`.
+
+    With `executed` (how long the pod has run) the records are cut where the pod is, not at the
+    trace's time `start`: a pod that waited for a node runs behind its trace (the fork cuts at
+    `start`, which drops the part of such a pod that has not run yet).
+    """
+    cut = job.records[0].time + executed if executed is not None else start
+    shift: timedelta = finish - cut
+    job.records = [attrs.evolve(r, time=r.time + shift) for r in filter_records_before(job.records, cut)]
     job.start_at = finish
+
+
+def seconds_left(job: Job, executed: timedelta) -> float:
+    """Seconds of the job's records after `executed` seconds of running."""
+    return (job.records[-1].time - job.records[0].time - executed).total_seconds()
 
 
 _NOT_COPIED = frozenset({"simSpec", "kubesim.io/usage", "simtime.kubesim.io/usage-frozen-at"})

@@ -12,13 +12,13 @@ pod is left pending or running.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import attrs
 import structlog
 from kubesim.api import PodMigration
-from kubesim.clock import format_time
+from kubesim.clock import format_time, parse_time
 from kubesim.simtime import (
     FROZEN_AT_ANNOTATION,
     DeleteEvent,
@@ -33,7 +33,7 @@ from kubesim.simtime.simspec import SimSpecError, sim_spec_of
 from kubesim_pod_migration.checker import Checker
 from kubesim_pod_migration.client import ClientError, MetricsClient, gigabytes
 from kubesim_pod_migration.controller import MigrationController, NodeFullError
-from kubesim_pod_migration.jobs import Job, job_of_pod, job_pod, migrated_pod, update_job_for_migration
+from kubesim_pod_migration.jobs import Job, job_of_pod, job_pod, migrated_pod, seconds_left, update_job_for_migration
 from kubesim_pod_migration.policies import MigrationPolicyError
 from kubesim_pod_migration.requests import Cluster
 from kubesim_pod_migration.snapshot import memory_bytes, node_memory, pod_memory
@@ -60,6 +60,17 @@ class NodePatcher(Protocol):
     """Writes node objects (`runtime.client(actor)`)."""
 
     def patch(self, api_version: str, kind: str, name: str, patch: dict[str, Any]) -> dict[str, Any]: ...
+
+
+def _executed(pod: Mapping[str, Any], now: datetime) -> timedelta | None:
+    """How long a running pod has run (from status.startTime); None when it has not started."""
+    start = (pod.get("status") or {}).get("startTime")
+    if not isinstance(start, str) or not start:
+        return None
+    try:
+        return max(timedelta(0), now - parse_time(start))
+    except ValueError:
+        return None
 
 
 @attrs.define
@@ -214,20 +225,25 @@ class MigrationSubmitter:
     def _start(self, tick: Tick, commands: Sequence[Any]) -> list[SubmitterEvent]:
         events: list[SubmitterEvent] = []
         moving = {move.job.name for move in self.queue}
-        nodes = {(p.get("metadata") or {}).get("name"): (p.get("spec") or {}).get("nodeName") for p in tick.pods} \
-            if commands else {}
+        pods = {(p.get("metadata") or {}).get("name"): p for p in tick.pods} if commands else {}
         for cmd in commands:
             name = cmd.pod.split("/", 1)[-1]
             job = self.book.by_name.get(name)
             if job is None or name in moving:
                 log.debug("not migrating", pod=cmd.pod, reason="not a job of the trace, or already migrating")
                 continue
+            pod = pods.get(name) or {}
+            executed = _executed(pod, tick.clock)
+            if executed is not None and seconds_left(job, executed) <= 0:
+                log.debug("not migrating", pod=cmd.pod, reason="nothing left to run")
+                continue
             if not cmd.new_node:  # the fork migrates anyway: the new pod goes through the scheduler
                 log.info("no target node for the migration", pod=cmd.pod)
             finish = self.checker.start(tick.clock, cmd.usage, name)
-            update_job_for_migration(job, tick.clock, finish)
+            update_job_for_migration(job, tick.clock, finish, executed)
             job.migrating_to = cmd.new_node
-            self.queue.append(_Move(job, name, str(nodes.get(name) or ""), cmd.usage, tick.clock, finish))
+            self.queue.append(_Move(job, name, str((pod.get("spec") or {}).get("nodeName") or ""), cmd.usage,
+                                    tick.clock, finish))
             moving.add(name)
             events.append(FreezeUsageEvent(name))
         return events
