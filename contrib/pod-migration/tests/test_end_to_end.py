@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from kubesim.plugins import load_plugins
+from kubesim.results import analyze, load_results
 from kubesim.testing.pytest_plugin import RunKubesim
 
 DATA = Path(__file__).parent / "data"
@@ -62,6 +64,13 @@ def test_migration_moves_the_pod_after_its_downtime(run_kubesim: RunKubesim, tmp
     assert at["2022-05-11T06:02:00Z"]["Nodes"]["zone1"]["TotalResourceUsage"]["memory"] == "60G"
     assert at["2022-05-11T06:04:00Z"]["Nodes"]["zone1"]["TotalResourceUsage"]["memory"] == "30G"
     assert at["2022-05-11T06:04:00Z"]["Pods"]["default/ma"]["Status"] == "Ok"
+    # the result tables, as kubesim report and --tables show them
+    tables = analyze(load_results(tmp_path / "result.json")[0], hooks=load_plugins())
+    assert list(tables["migrations"].records()) == [{
+        "step": 3, "pod": "a", "source_node": "zone1", "target_pod": "ma", "target_node": "zone2", "size_gb": 30.0,
+        "downtime_seconds": 101, "started_at": "2022-05-11T06:01:00Z", "finished_at": "2022-05-11T06:02:41Z"}]
+    assert tables["migrations"].description == "1 migration, 30 GB freed on their source nodes, 101 s of downtime in all."
+    assert tables["migrations_by_node"].rows == [("zone1", 1, 30.0, 101, 0, 0.0), ("zone2", 0, 0.0, 0, 1, 30.0)]
     assert at["2022-05-11T06:04:00Z"]["Nodes"]["zone2"]["TotalResourceUsage"]["memory"] == "35G"
 
 

@@ -9,7 +9,7 @@ import click
 from kubesim import hookimpl
 
 from kubesim_pod_migration.options import run_options
-from kubesim_pod_migration.results import MigrationsAggregator
+from kubesim_pod_migration.results import MigrationsAggregator, NodeMigrationsAggregator
 from kubesim_pod_migration.simulation_controller import MigrationSimulationController
 from kubesim_pod_migration.trace_run import build_submitters
 
@@ -34,8 +34,8 @@ def kubesim_submitters(runtime: Runtime) -> Sequence[Submitter]:
 
 @hookimpl
 def kubesim_result_aggregators() -> Mapping[str, Any]:
-    """The `migrations` table: one row per podMigrated event."""
-    return {"migrations": MigrationsAggregator()}
+    """The `migrations` table (one row per podMigrated event) and `migrations_by_node`."""
+    return {"migrations": MigrationsAggregator(), "migrations_by_node": NodeMigrationsAggregator()}
 
 
 @hookimpl
