@@ -97,6 +97,16 @@ def test_ticks_go_on_past_the_last_operation_until_the_pod_finishes() -> None:
     assert records[3]["Nodes"]["n1"]["RunningPodsNum"] == 0
     assert records[3]["Queue"] == {"PendingPodsNum": 0}
     assert format_json(first).startswith('{"Clock":"2025-01-01T00:00:20Z","Nodes":{"n1":{"Allocatable":')
+    # the result's tables: the pod counts until it finishes; node usage over time from the records
+    from kubesim.results import analyze
+
+    tables = analyze(result)
+    assert [(r["step"], r["pods"]) for r in tables["nodes"].records()][-2:] == [(7, 1), (8, 0)]
+    assert [(r["clock"][14:19], r["cpu_usage"], r["memory_usage"]) for r in tables["node_usage"].records()] == [
+        ("00:20", 1000, 1 << 30), ("00:40", 2000, 3 << 30), ("01:00", 2000, 3 << 30), ("01:20", 0, 0)]
+    assert [r["pending"] for r in tables["queue"].records()] == [0, 0, 0, 0]
+    assert [(r["name"], r["executed_seconds"]) for r in tables["pod_metrics"].records()] == [
+        ("job-a", 10), ("job-a", 30), ("job-a", 50)]
 
 
 def test_until_a_step_and_until_a_duration() -> None:
@@ -212,6 +222,14 @@ def test_metrics_lines_are_byte_identical_across_runs(tmp_path: Path) -> None:
     assert texts[0].count(b"\n") == 7 and b'"default/job-b"' in texts[0]
 
 
+def test_a_submitter_submits_pods_only() -> None:
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}
+    result = _run(_scenario(), SimTimeOptions(), _Plugin({"s": {0: [SubmitEvent(deployment)]}}))
+    assert result.status.phase == ScenarioPhase.FAILED
+    assert result.status.message == ('submitter "s": event 0 (SubmitEvent): submitters submit pods '
+                                     "(apiVersion v1, kind Pod), got apps/v1 Deployment")
+
+
 def test_a_submitter_that_raises_fails_the_scenario_naming_it() -> None:
     class _Boom(_Plugin):
         @hookimpl
@@ -252,6 +270,13 @@ def test_a_pod_bound_past_the_nodes_capacity_is_over_capacity() -> None:
     assert record["Nodes"]["n1"]["TotalResourceRequest"] == {"cpu": "2", "memory": "4Gi"}
     pinned = record["Pods"]["default/pinned"]
     assert (pinned["Status"], pinned["ExecutedSeconds"], pinned["ResourceUsage"]) == ("OverCapacity", 0, {})
+    assert result.status.scenario_result is not None
+    [rejected] = [e.patch.result["status"] for events in result.status.scenario_result.timeline.values()
+                  for e in events if e.patch is not None and e.actor == "kubelet"
+                  and e.patch.result["metadata"]["name"] == "pinned"]
+    assert (rejected["phase"], rejected["reason"]) == ("Failed", "OutOfcpu")
+    assert rejected["message"] == ("Pod was rejected: Node didn't have enough resource: cpu, requested: 3000, "
+                                   "used: 2000, capacity: 4000")
 
 
 class _RandomJobs:

@@ -149,7 +149,12 @@ class SimTimeDriver:
                 client.delete("v1", "Pod", event.name, event.namespace, grace_period_seconds=0)
                 client.create(pod)
             elif isinstance(event, FreezeUsageEvent):
-                current = client.get("v1", "Pod", event.name, event.namespace)
+                try:
+                    current = client.get("v1", "Pod", event.name, event.namespace)
+                except NotFound:  # it finished (and went) in the meantime
+                    log.warning("submitter froze an unknown pod", submitter=name,
+                                pod=f"{event.namespace}/{event.name}")
+                    return False
                 annotations = current["metadata"].setdefault("annotations", {})
                 if FROZEN_AT_ANNOTATION in annotations:
                     return False
@@ -242,6 +247,9 @@ def _pod_object(pod: Mapping[str, Any], where: str) -> dict[str, Any]:
     obj = copy_tree(dict(pod))
     obj.setdefault("apiVersion", "v1")
     obj.setdefault("kind", "Pod")
+    if (obj["apiVersion"], obj["kind"]) != ("v1", "Pod"):
+        raise SimTimeError(f"{where}: submitters submit pods (apiVersion v1, kind Pod), "
+                           f"got {obj['apiVersion']} {obj['kind']}")
     meta = obj.setdefault("metadata", {})
     if not isinstance(meta, dict):
         raise SimTimeError(f"{where}: metadata must be a mapping")

@@ -101,6 +101,23 @@ def _containers(pod: Mapping[str, Any], field: str) -> Sum:
     return total
 
 
+_SPEC_SUMS: dict[tuple[str, str], tuple[Sum, Sum]] = {}
+"""(uid, resourceVersion) -> the pod's request and limit sums: a pod's spec is read once, not per record."""
+
+
+def _requests_and_limits(pod: Mapping[str, Any]) -> tuple[Sum, Sum]:
+    meta = pod.get("metadata") or {}
+    key = (str(meta.get("uid", "")), str(meta.get("resourceVersion", "")))
+    if not key[0] or not key[1]:
+        return _containers(pod, "requests"), _containers(pod, "limits")
+    sums = _SPEC_SUMS.get(key)
+    if sums is None:
+        if len(_SPEC_SUMS) >= 100_000:
+            _SPEC_SUMS.clear()
+        sums = _SPEC_SUMS[key] = (_containers(pod, "requests"), _containers(pod, "limits"))
+    return sums
+
+
 def _usage(pod: Mapping[str, Any], now: datetime) -> tuple[Sum, int]:
     """The pod's simSpec usage at `now` (frozen when frozen) and its executed seconds."""
     status = pod.get("status") or {}
@@ -186,7 +203,7 @@ def collect(reader: PodReader, now: datetime, *, tz: tzinfo | None = None) -> di
         status = pod_status(pod)
         if entry is None or status is None:
             continue
-        requests = _containers(pod, "requests")
+        requests, limits = _requests_and_limits(pod)
         usage, executed = ({}, 0) if status in ("OverCapacity", "Failed") else _usage(pod, now)
         if status in ("OverCapacity", "Failed"):
             entry["FailedPodsNum"] += 1
@@ -205,7 +222,7 @@ def collect(reader: PodReader, now: datetime, *, tz: tzinfo | None = None) -> di
         key = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
         pods[key] = {
             "ResourceRequest": _text(requests),
-            "ResourceLimit": _text(_containers(pod, "limits")),
+            "ResourceLimit": _text(limits),
             "ResourceUsage": _text(usage),
             "BoundAt": bound_at,
             "Node": node_name,

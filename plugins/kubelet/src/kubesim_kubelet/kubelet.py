@@ -163,8 +163,11 @@ class KubeletController(ReconcileController):
                       if o["metadata"].get("uid") != meta.get("uid")]
             rejected = rejection(pod, node, others)
             if rejected is not None:  # over capacity: bound without the scheduler (k8s-cluster-simulator's OverCapacity)
+                before = pod
+                pod = copy_tree(pod)
                 pod["status"] = failed_status(pod, format_time(now), host_ip, *rejected)
-                self.client.update_status(pod)
+                after = self.client.update_status(pod)
+                self.runtime.recorder.record_status(self.name, before, after)  # the timeline shows the rejection
                 return
             pod_ip = host_ip if (pod.get("spec") or {}).get("hostNetwork") else self._pod_ip(namespace, name)
             pod["status"] = running_status(pod, format_time(now), host_ip, pod_ip)
@@ -178,8 +181,7 @@ class KubeletController(ReconcileController):
         if spec.finished(elapsed):
             pod["status"] = succeeded_status(pod, format_time(start + spec.duration))
             pod = self.client.update_status(pod)
-            if per_phase:
-                self._set_usage(pod, usage_annotation(spec, None))
+            self._set_usage(pod, usage_annotation(spec, None))  # a recorded write: results see it finish
             return
         if per_phase:
             self._set_usage(pod, usage_annotation(spec, spec.phase_index(elapsed)))
