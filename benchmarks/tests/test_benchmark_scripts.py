@@ -59,3 +59,10 @@ def test_serve_load(tmp_path: Path) -> None:
 def test_capacity(tmp_path: Path) -> None:
     out = run("capacity.py", "--nodes", "60", "--init-pods", "60", "--pending", "20", cwd=tmp_path)
     assert "180 copies" in out and "answer 5 nodes" in out and "peak RSS" in out and "ERROR" not in out
+
+
+def test_migration(tmp_path: Path) -> None:
+    out = run("migration.py", "--jobs", "30", "--samples", "20", "--hours", "1", "--nodes", "2", "--scale", "0.5",
+              cwd=tmp_path)
+    assert "phase Succeeded, 58 ticks = 0.97 simulated hours" in out  # every job done before the hour
+    assert "simulated hours per wall second" in out
