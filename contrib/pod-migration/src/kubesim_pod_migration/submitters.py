@@ -35,7 +35,7 @@ from kubesim_pod_migration.client import ClientError, MetricsClient, gigabytes
 from kubesim_pod_migration.controller import MigrationController, NodeFullError
 from kubesim_pod_migration.jobs import Job, job_of_pod, job_pod, migrated_pod, seconds_left, update_job_for_migration
 from kubesim_pod_migration.policies import MigrationPolicyError
-from kubesim_pod_migration.requests import Cluster
+from kubesim_pod_migration.requests import Cluster, MigrationCmd
 from kubesim_pod_migration.snapshot import memory_bytes, node_memory, pod_memory
 
 __all__ = [
@@ -212,7 +212,7 @@ class MigrationSubmitter:
             events.append(TerminateSubmitterEvent())
         return events
 
-    def _commands(self) -> list[Any]:
+    def _commands(self) -> list[MigrationCmd]:
         try:
             return self.controller.migrations()
         except NodeFullError as exc:
@@ -222,7 +222,7 @@ class MigrationSubmitter:
             log.debug("migrator failed", reason=str(exc))
             return []
 
-    def _start(self, tick: Tick, commands: Sequence[Any]) -> list[SubmitterEvent]:
+    def _start(self, tick: Tick, commands: Sequence[MigrationCmd]) -> list[SubmitterEvent]:
         events: list[SubmitterEvent] = []
         moving = {move.job.name for move in self.queue}
         pods = {(p.get("metadata") or {}).get("name"): p for p in tick.pods} if commands else {}
