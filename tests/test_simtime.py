@@ -14,6 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from kubesim import hookimpl
 from kubesim.api import Scenario, ScenarioPhase, structure
@@ -318,3 +319,19 @@ def test_two_plugins_with_the_same_submitter_name_are_an_error() -> None:
     hooks = load_plugins(extra=[_RandomPlugin(), _RandomPlugin()], entry_points=False)
     with pytest.raises(PluginError, match="submitter 'random-jobs' is registered by both"):
         hooks.submitters(Runtime.standalone())
+
+
+def test_what_the_command_line_gives_wins_over_the_scenario() -> None:
+    scenario = _scenario(_pod("job-a"), simulated={"tick": "20s", "until": "3"})
+    result = _run(scenario, SimTimeOptions(tick=timedelta(seconds=5), until=Until(step=4)))
+    assert result.status.step_status.step.major == 4
+    assert [r["Clock"] for r in _metrics(result)] == ["2025-01-01T00:00:10Z", "2025-01-01T00:00:20Z"]
+
+
+def test_the_tick_limit_holds_while_operations_are_left_too() -> None:
+    scenario = _scenario()
+    far = structure({"step": 10**6, "doneOperation": {}}, type(scenario.spec.operations[0]))
+    scenario = attrs.evolve(scenario, spec=attrs.evolve(scenario.spec, operations=[*scenario.spec.operations, far]))
+    result = _run(scenario, SimTimeOptions(max_ticks=3))
+    assert result.status.phase == ScenarioPhase.FAILED
+    assert (result.status.message or "").startswith("simulated time: work left after 3 ticks (operations for later")

@@ -116,3 +116,15 @@ def test_a_bad_config_names_the_field(tmp_path: Path, change: dict[str, object],
     assert run.returncode == 2
     assert message in run.stderr
     assert not (where / "kubesim.log").exists()
+
+
+def test_the_report_draws_usage_per_node_over_time(runs: list[tuple[Path, str]]) -> None:
+    from kubesim.results import analyze, load_results
+    from kubesim.results.report import render_report
+
+    [result] = load_results(runs[0][0] / "result.json")
+    page = render_report([analyze(result)])
+    assert 'id="s0-usage"' in page and 'id="s0-queue"' in page
+    assert "cpu usage per node over time (cores)" in page
+    for node in ("node-0", "node-1"):
+        assert f'"name":"{node}"' in page

@@ -1,4 +1,4 @@
-"""The `kubesim` command: run, validate, plugins, report, compare, serve, import, record and capacity.
+"""The `kubesim` command: run, validate, plugins, report, compare, explain, serve, import, record and capacity.
 
 Exit codes: 0 when every scenario ended Succeeded or Paused, 1 when one Failed (its
 result is still written) or an output could not be written, 2 for invalid input (nothing
@@ -24,6 +24,7 @@ from rich.table import Table
 from kubesim.api import Scenario, ScenarioPhase
 from kubesim.cli.capacity import capacity_command
 from kubesim.cli.compare import compare_command
+from kubesim.cli.explain import explain_command
 from kubesim.cli.import_cmd import import_command
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, dump, write_atomic
@@ -253,6 +254,7 @@ def build_cli(hooks: Hooks) -> click.Group:
 
     cli.add_command(report_command(hooks))
     cli.add_command(compare_command(hooks))
+    cli.add_command(explain_command())
     cli.add_command(serve_command(hooks))
     cli.add_command(import_command(hooks))
     cli.add_command(record_command(hooks))

@@ -47,10 +47,12 @@ def plugin_aggregators(hooks: Hooks) -> dict[str, Aggregator[Any]]:
 
 @attrs.frozen
 class ResultTables:
-    """The tables of one result (one Scenario), by name."""
+    """The tables of one result (one Scenario), by name, and the result itself (the report's
+    pod drill-down reads its attempts)."""
 
     scenario: str
     tables: dict[str, Table]
+    result: Scenario | None = attrs.field(default=None, eq=False, repr=False)
 
     def __getitem__(self, name: str) -> Table:
         try:
@@ -105,4 +107,4 @@ def analyze(
     tables = aggregate(result, selected)
     if builtins:
         tables.update(metrics_tables(result))
-    return ResultTables(result.name, tables)
+    return ResultTables(result.name, tables, result)

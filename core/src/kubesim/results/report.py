@@ -14,6 +14,7 @@ from typing import Any
 from kubesim.results.analysis import BUILTIN_TABLES, ResultTables
 from kubesim.results.metrics_report import metrics_sections
 from kubesim.results.metrics_tables import METRICS_TABLES
+from kubesim.results.report_explain import explain_section
 from kubesim.results.table import Table
 
 Figure = Any  # plotly.graph_objects.Figure (plotly ships no type information)
@@ -220,6 +221,8 @@ def _section(go: Any, tables: ResultTables, n: int) -> str:
            if unschedulable else '<p class="note">none</p>')
         + "</section>"
     )
+    if tables.result is not None:
+        parts.append(explain_section(tables.result, ident))
     parts.append(f'<section id="{ident}-plugins"><h3>Scheduler plugins</h3>{_html_table(tables["plugins"])}</section>')
     for i, (name, table) in enumerate(t for t in tables.tables.items() if t[0] not in BUILTIN_TABLES + METRICS_TABLES):
         note = f'<p class="note">{html.escape(table.description)}</p>' if table.description else ""

@@ -4,6 +4,8 @@ The model of pfnet-research/k8s-cluster-simulator and its pod-migration fork; se
 docs/simulated-time.md.
 """
 
+from kubesim.simtime.metrics import collect
+from kubesim.simtime.options import MetricsSink, SimTimeOptions, Until
 from kubesim.simtime.submitters import (
     FROZEN_AT_ANNOTATION,
     DeleteEvent,
@@ -20,10 +22,14 @@ __all__ = [
     "FROZEN_AT_ANNOTATION",
     "DeleteEvent",
     "FreezeUsageEvent",
+    "MetricsSink",
+    "SimTimeOptions",
     "SubmitEvent",
     "Submitter",
     "SubmitterEvent",
     "TerminateSubmitterEvent",
     "Tick",
+    "Until",
     "UpdateEvent",
+    "collect",
 ]

@@ -209,13 +209,12 @@ class SimTimeDriver:
             return f"reached step {self.options.until.step} (--until)"
         if self.deadline is not None and now + self.tick > self.deadline:
             return f"reached {self.deadline.isoformat()} (--until)"
-        if not operations_left:
-            work = self.work_left()
-            if work is None:
-                return "no work left: no pod pending, running or terminating, every submitter terminated"
-            if self._ticks >= self.max_ticks:
-                raise SimTimeError(f"simulated time: work left after {self._ticks} ticks ({work}); stop earlier "
-                                   "with --until, or allow more with --max-ticks")
+        work = "operations for later steps" if operations_left else self.work_left()
+        if work is None:
+            return "no work left: no pod pending, running or terminating, every submitter terminated"
+        if self._ticks >= self.max_ticks:
+            raise SimTimeError(f"simulated time: work left after {self._ticks} ticks ({work}); stop earlier "
+                               "with --until, or allow more with --max-ticks")
         return None
 
     def work_left(self) -> str | None:

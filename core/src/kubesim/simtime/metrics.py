@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone, tzinfo
 from typing import Any, Protocol
 
-from kubesim.clock import parse_time
+from kubesim.clock import Clock, parse_time
 from kubesim.k8s.quantity import QuantityError, format_nano, parse
 from kubesim.simtime.simspec import SimSpecError, effective_time, sim_spec_of
 
@@ -173,13 +173,15 @@ def _priority(pod: Mapping[str, Any]) -> int:
     return p if isinstance(p, int) and not isinstance(p, bool) else 0
 
 
-def collect(reader: PodReader, now: datetime, *, tz: tzinfo | None = None) -> dict[str, Any]:
+def collect(reader: PodReader, now: datetime | Clock, *, tz: tzinfo | None = None) -> dict[str, Any]:
     """The metrics record of the cluster `reader` reads at simulated time `now`.
 
     :param reader: the cluster (`runtime.reader`)
-    :param now: the simulated time (`runtime.clock.now()`)
+    :param now: the simulated time (`runtime.clock.now()`, or the clock itself)
     :param tz: the zone times are written in (the start clock's; UTC when None)
     """
+    if isinstance(now, Clock):
+        now = now.now()
     zone = tz or timezone.utc
     nodes: dict[str, dict[str, Any]] = {}
     sums: dict[str, tuple[Sum, Sum]] = {}

@@ -27,10 +27,11 @@ from kubesim import Controller, ControllerWaiter, PodResult, Runtime
 from kubesim.api import ScenarioPodScheduleResult
 from kubesim.cluster import WatchEvent
 from kubesim.errors import ApiError, NotFound
-from kubesim.k8s.keys import namespaced_name
+from kubesim.k8s.keys import namespaced_name, object_key
 
 from .annotations import attempt_annotations
 from .attempt import ScheduleAttempt
+from .eventhandlers import STORAGE_EVENT_KINDS
 from .extender import build_extenders
 from .framework.pod_info import pod_key
 from .plugins.defaultpreemption import disruption_target_condition
@@ -46,6 +47,8 @@ _LISTABLE = {
     "Namespace": "v1", "Service": "v1", "ReplicationController": "v1", "PersistentVolumeClaim": "v1",
     "PersistentVolume": "v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
     "PodDisruptionBudget": "policy/v1", "StorageClass": "storage.k8s.io/v1", "CSINode": "storage.k8s.io/v1",
+    "CSIDriver": "storage.k8s.io/v1", "CSIStorageCapacity": "storage.k8s.io/v1",
+    "VolumeAttachment": "storage.k8s.io/v1",
     "PriorityClass": "scheduling.k8s.io/v1", "Node": "v1", "Pod": "v1",
 }
 TRIES_PER_STEP = 2
@@ -85,6 +88,8 @@ class SchedulerController(Controller):
             pod_max_backoff=settings.pod_max_backoff,
             extenders=extenders,
             record_results=self.annotations,
+            feature_gates=runtime.feature_gates.as_dict(),
+            update_object=self._update_object,
         )
         self.history: dict[str, list[ScenarioPodScheduleResult]] = {}
         # KEP "tried twice": tries count per pod within the current epoch; an epoch ends
@@ -98,7 +103,10 @@ class SchedulerController(Controller):
         self._unwatch = self.reader.watch(self._on_event)
         for node in self.reader.list("v1", "Node"):
             self.scheduler.add_node(node)
-        for pod in self.reader.list("v1", "Pod"):
+        # the informer's first list comes in the API server's storage key order
+        # ("namespace/name": "team-a/x" before "team/x"), and the cache appends each node's
+        # pods in that order
+        for pod in sorted(self.reader.list("v1", "Pod"), key=object_key):
             if not _terminal(pod):
                 self._pod_added(pod)
 
@@ -108,9 +116,13 @@ class SchedulerController(Controller):
         obj = event.object
         if event.actor != self.name and obj.get("kind") != "Scenario":
             self._new_epoch()
+        kind = obj.get("kind")
+        if isinstance(kind, str) and obj.get("apiVersion") == STORAGE_EVENT_KINDS.get(kind):
+            # the volume plugins' cluster events (informers on these kinds upstream)
+            self.scheduler.storage_event(kind, event.type, event.old_object, obj)
+            return
         if obj.get("apiVersion") != "v1":
             return
-        kind = obj.get("kind")
         if kind == "Node":
             if event.type == "DELETED":
                 self.scheduler.remove_node(obj)
@@ -206,6 +218,9 @@ class SchedulerController(Controller):
                               namespace=meta.get("namespace") or "default", subresource="status")
         except NotFound:
             pass
+
+    def _update_object(self, obj: dict[str, Any]) -> Mapping[str, Any]:
+        return self.client.update(obj)
 
     def _list(self, kind: str, namespace: str | None) -> Iterable[Mapping[str, Any]]:
         api_version = _LISTABLE.get(kind)

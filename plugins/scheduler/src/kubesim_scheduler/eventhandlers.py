@@ -28,7 +28,14 @@ from .framework.runtime import Framework
 from .framework.waiting_pods import waiting_pod_uid
 from .scheduling_queue import SchedulingQueue
 
-__all__ = ["EventHandlers"]
+__all__ = ["EventHandlers", "STORAGE_EVENT_KINDS"]
+
+#: kinds whose events the volume plugins register, with their apiVersion
+STORAGE_EVENT_KINDS: Mapping[str, str] = {
+    "PersistentVolume": "v1", "PersistentVolumeClaim": "v1", "StorageClass": "storage.k8s.io/v1",
+    "CSINode": "storage.k8s.io/v1", "CSIDriver": "storage.k8s.io/v1",
+    "CSIStorageCapacity": "storage.k8s.io/v1", "VolumeAttachment": "storage.k8s.io/v1",
+}
 
 
 class EventHandlers:
@@ -75,6 +82,17 @@ class EventHandlers:
         self.queue.move_all_to_active_or_backoff(ClusterEvent(NODE, ActionType.DELETE), old, None)
         self.table.remove_node(name)
 
+    # --------------------------------------------------------------- storage
+    def storage_event(self, kind: str, event_type: str, old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> None:
+        """A PV, PVC, StorageClass, CSINode, CSIDriver, CSIStorageCapacity or VolumeAttachment
+        changed: move the pods its event may help (upstream's informer handlers for them)."""
+        if event_type == "DELETED":
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(kind, ActionType.DELETE), new, None)
+        elif event_type == "ADDED" or old is None:
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(kind, ActionType.ADD), None, new)
+        else:
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(kind, ActionType.UPDATE), old, new)
+
     # ------------------------------------------------------------------ pods
     def add_pod(self, pod: Mapping[str, Any]) -> None:
         """A pod appeared: account it on its node if bound, else queue it for its profile."""
@@ -99,6 +117,8 @@ class EventHandlers:
             return
         self.pods[key] = pod
         if self._confirms_assumed(key, old, pod):
+            # upstream AddPod of an assumed pod is updatePod (remove + add): it moves to the end
+            self.table.move_pod_to_end(key)
             self.queue.delete(key)
             return
         pi = PodInfo(pod)
@@ -122,9 +142,9 @@ class EventHandlers:
     def _confirms_assumed(self, key: str, old: Mapping[str, Any], pod: Mapping[str, Any]) -> bool:
         """The binding of a pod this scheduler assumed, changing nothing else it reads.
 
-        upstream's cache.AddPod of an assumed pod swaps in the informer's copy; the assumed
-        PodInfo already accounts exactly this pod on this node, so it is kept (no parse, no
-        row change for the plugins' indexes). Only spec.nodeName, the status conditions and
+        upstream's cache.AddPod of an assumed pod swaps in the informer's copy by remove +
+        add; the assumed PodInfo already accounts exactly this pod on this node, so it
+        is kept (no parse, no change for the plugins' indexes) and only moved to the end. Only spec.nodeName, the status conditions and
         metadata.resourceVersion may differ from the assumed copy.
         """
         if (old.get("spec") or {}).get("nodeName"):

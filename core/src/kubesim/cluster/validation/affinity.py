@@ -23,7 +23,7 @@ from kubesim.k8s.validation import (
 from .taints import validate_label_name
 from .values import as_int, as_list, as_map
 
-__all__ = ["validate_affinity", "validate_label_keys", "validate_label_selector_field"]
+__all__ = ["validate_affinity", "validate_label_keys", "validate_label_selector_field", "validate_node_selector"]
 
 _WEIGHT = "must be in the range 1-100"
 
@@ -84,6 +84,17 @@ def _node_selector_term(term: Any, path: str) -> list[FieldError]:
         errs.extend(_requirement(rq, f"{path}.matchExpressions[{j}]"))
     for j, rq in enumerate(as_list(term.get("matchFields"))):
         errs.extend(_field_requirement(rq, f"{path}.matchFields[{j}]"))
+    return errs
+
+
+def validate_node_selector(ns: Any, path: str) -> list[FieldError]:
+    """ValidateNodeSelector: at least one term, each term's requirements."""
+    terms = as_list(as_map(ns).get("nodeSelectorTerms"))
+    errs: list[FieldError] = []
+    if not terms:
+        errs.append(required(f"{path}.nodeSelectorTerms", "must have at least one node selector term"))
+    for i, term in enumerate(terms):
+        errs.extend(_node_selector_term(term, f"{path}.nodeSelectorTerms[{i}]"))
     return errs
 
 

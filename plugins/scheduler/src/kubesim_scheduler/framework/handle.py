@@ -9,6 +9,8 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from kubesim.feature_gates import KUBE_SCHEDULER_V1_34
+
 from .node_columns import NodeColumns
 from .node_info import NodeInfo, NodeInfoList
 from .node_table import NodeTable
@@ -19,20 +21,10 @@ from .waiting_pods import WaitingPod, WaitingPodsMap
 if TYPE_CHECKING:
     from .runtime import Framework
 
-__all__ = ["Handle", "FrameworkHandle", "ObjectLister", "Binder", "PreemptPod", "PatchNominatedNode", "DEFAULT_FEATURES"]
+__all__ = ["Handle", "FrameworkHandle", "ObjectLister", "Binder", "PreemptPod", "PatchNominatedNode", "ObjectUpdater", "DEFAULT_FEATURES"]
 
 #: Feature gates plugins may ask about, at their kube-scheduler v1.34 defaults.
-DEFAULT_FEATURES: Mapping[str, bool] = {
-    "SchedulerAsyncPreemption": True,
-    "SchedulerQueueingHints": True,
-    "SchedulerPopFromBackoffQ": True,
-    "PodLevelResources": True,
-    "InPlacePodVerticalScaling": True,
-    "SidecarContainers": True,
-    "NominatedNodeNameForExpectation": False,
-    "ClearingNominatedNodeNameAfterBinding": False,
-    "DynamicResourceAllocation": False,
-}
+DEFAULT_FEATURES: Mapping[str, bool] = {name: spec.default for name, spec in KUBE_SCHEDULER_V1_34.items()}
 
 # (kind, namespace or None) -> objects as dicts, e.g. ("Service", "default"), ("Namespace", None)
 ObjectLister = Callable[[str, "str | None"], Iterable[Mapping[str, Any]]]
@@ -42,6 +34,8 @@ Binder = Callable[[Mapping[str, Any], str], None]
 PreemptPod = Callable[[Mapping[str, Any], Mapping[str, Any], str], "bool | None"]
 # (pod, nominated node name or "") -> None: patch status.nominatedNodeName
 PatchNominatedNode = Callable[[Mapping[str, Any], str], None]
+# (object) -> the stored object: replace an API object (PreBind's PV/PVC updates); raises on failure
+ObjectUpdater = Callable[[dict[str, Any]], Mapping[str, Any]]
 
 
 def _no_objects(_kind: str, _ns: str | None) -> Iterable[Mapping[str, Any]]:
@@ -65,8 +59,10 @@ class Handle:
         rng: random.Random | None = None,
         features: Mapping[str, bool] | None = None,
         time_origin: float = 0.0,
+        update_object: ObjectUpdater | None = None,
     ) -> None:
         self.node_table = node_table
+        self._update_object = update_object
         self._node_columns = NodeColumns(node_table)
         self._lister = lister or _no_objects
         self._binder = binder
@@ -157,6 +153,12 @@ class Handle:
         if self._binder is None:
             raise RuntimeError("no binder configured")
         self._binder(pod, node_name)
+
+    def update_object(self, obj: dict[str, Any]) -> Mapping[str, Any]:
+        """Replace an API object (clientset Update); without a writer the object is returned as is."""
+        if self._update_object is None:
+            return obj
+        return self._update_object(obj)
 
     def now(self) -> float:
         return self._now()
