@@ -65,3 +65,10 @@ def test_progress_overhead(tmp_path: Path) -> None:
     out = run("progress_overhead.py", "--nodes", "20", "--pods", "40", "--repeat", "1", cwd=tmp_path)
     assert "bare " in out and "counts " in out and "live " in out
     assert "counting alone:" in out and "bound=40" in out
+
+
+def test_migration(tmp_path: Path) -> None:
+    out = run("migration.py", "--jobs", "30", "--samples", "20", "--hours", "1", "--nodes", "2", "--scale", "0.5",
+              cwd=tmp_path)
+    assert "phase Succeeded, 58 ticks = 0.97 simulated hours" in out  # every job done before the hour
+    assert "simulated hours per wall second" in out

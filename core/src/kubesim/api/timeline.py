@@ -25,6 +25,7 @@ __all__ = [
     "DeleteOperationResult",
     "DoneOperationResult",
     "PatchOperationResult",
+    "PodMigration",
     "PodResult",
     "ScenarioPluginsResults",
     "ScenarioPluginsScoreResult",
@@ -115,6 +116,25 @@ class DoneOperationResult:
 
 
 @attrs.frozen
+class PodMigration:
+    """A pod moved to another node (kubesim extension, simulated time: a `podMigrated` event).
+
+    The source pod's usage froze at `started_at`; the pod `target_pod` was created on
+    `target_node` at `finished_at`, `downtime_seconds` later; the source then terminated.
+    """
+
+    pod: str
+    namespace: str
+    source_node: str
+    target_pod: str
+    target_node: str
+    size_gb: float
+    downtime_seconds: int
+    started_at: str
+    finished_at: str
+
+
+@attrs.frozen
 class ScenarioTimelineEvent:
     """One thing that happened at `step`; exactly one result field is set.
 
@@ -132,6 +152,7 @@ class ScenarioTimelineEvent:
     pod_scheduled: PodResult | None = None
     pod_unscheduled: PodResult | None = None
     pod_preempted: PodResult | None = None
+    pod_migrated: PodMigration | None = None
 
 
 @attrs.define

@@ -80,7 +80,8 @@ def _summary(scenarios: Sequence[Scenario]) -> Table:
         counts: Counter[str] = Counter()
         for events in (result.timeline.values() if result else []):
             for e in events:
-                for field in ("create", "patch", "delete", "done", "pod_scheduled", "pod_unscheduled", "pod_preempted"):
+                for field in ("create", "patch", "delete", "done", "pod_scheduled", "pod_unscheduled", "pod_preempted",
+                              "pod_migrated"):
                     if getattr(e, field) is not None:
                         counts[field] += 1
         detail = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))

@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 import json_merge_patch
 
-from kubesim.api import ObjectMeta, PatchOperation, PatchOperationResult, PodResult, ScenarioStep, TypeMeta
+from kubesim.api import (
+    ObjectMeta,
+    PatchOperation,
+    PatchOperationResult,
+    PodMigration,
+    PodResult,
+    ScenarioStep,
+    TypeMeta,
+)
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.controllers.client import Client
 from kubesim.feature_gates import FeatureGates
@@ -144,6 +152,10 @@ class Recorder:
     def record_pod(self, kind: str, result: PodResult, *, actor: str) -> None:
         """Record a "podScheduled", "podUnscheduled" or "podPreempted" event."""
         self._timeline.record_pod(kind, result, actor=actor)
+
+    def record_migration(self, migration: PodMigration, *, actor: str) -> None:
+        """Record a "podMigrated" event (a migration plugin moved a pod to another node)."""
+        self._timeline.record_migration(migration, actor=actor)
 
     def record_status(self, actor: str, before: Mapping[str, Any], after: Mapping[str, Any]) -> None:
         """Record a status write `before` -> `after` as a merge patch of the status by `actor`."""

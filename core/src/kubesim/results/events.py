@@ -24,17 +24,19 @@ __all__ = ["DENSE_STEP_LIMIT", "EVENT_KINDS", "EventKind", "TimelineEvent", "ite
 DENSE_STEP_LIMIT = 100_000
 """Results spanning more MajorSteps get stepEnd markers only where something happened."""
 
-EventKind = Literal["create", "patch", "delete", "done", "podScheduled", "podUnscheduled", "podPreempted", "stepEnd"]
+EventKind = Literal["create", "patch", "delete", "done", "podScheduled", "podUnscheduled", "podPreempted",
+                    "podMigrated", "stepEnd"]
 """What a timeline event records; "stepEnd" is the marker after a MajorStep's last event."""
 
 EVENT_KINDS: tuple[EventKind, ...] = (
-    "create", "patch", "delete", "done", "podScheduled", "podUnscheduled", "podPreempted", "stepEnd",
+    "create", "patch", "delete", "done", "podScheduled", "podUnscheduled", "podPreempted", "podMigrated", "stepEnd",
 )
 
 # (attribute of ScenarioTimelineEvent, kind), in the order the fields are declared
 _FIELDS: tuple[tuple[str, EventKind], ...] = (
     ("create", "create"), ("patch", "patch"), ("delete", "delete"), ("done", "done"),
     ("pod_scheduled", "podScheduled"), ("pod_unscheduled", "podUnscheduled"), ("pod_preempted", "podPreempted"),
+    ("pod_migrated", "podMigrated"),
 )
 
 

@@ -26,6 +26,7 @@ from kubesim.api import (
     ObjectMeta,
     PatchOperation,
     PatchOperationResult,
+    PodMigration,
     PodResult,
     ScenarioStep,
     ScenarioTimelineEvent,
@@ -104,6 +105,10 @@ class TimelineRecorder:
         field = {"podScheduled": "pod_scheduled", "podUnscheduled": "pod_unscheduled", "podPreempted": "pod_preempted"}[kind]
         fields: dict[str, Any] = {field: result}
         return self.record(actor=actor, **fields)
+
+    def record_migration(self, migration: PodMigration, *, actor: str) -> ScenarioTimelineEvent:
+        """Record a podMigrated event (simulated time: a pod moved to another node)."""
+        return self.record(actor=actor, pod_migrated=migration)
 
     def observe(self, event: WatchEvent) -> None:
         """Watch handler: remember pod creation steps and record controllers' writes."""

@@ -36,6 +36,7 @@ from kubesim.clock import parse_time
 from kubesim.duplicate_keys import DuplicateKeys, load_json, load_yaml
 from kubesim.input_limits import FastSafeLoader, InputLimitError, SafeLoader
 from kubesim.k8s.quantity import parse_quantity
+from kubesim.simtime.simspec_block import read_block_phases
 
 __all__ = [
     "SIM_SPEC_ANNOTATION",
@@ -133,7 +134,7 @@ def _quantity_text(value: Any) -> str:
     return str(value) if isinstance(value, (int, float)) else value
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=16384)
 def parse_sim_spec(text: str) -> SimSpec:
     """Parse the annotation's YAML; SimSpecError names the phase and field that are wrong.
 
@@ -141,7 +142,9 @@ def parse_sim_spec(text: str) -> SimSpec:
     it, and a spec written as JSON (valid YAML too) with the JSON parser: 100x faster.
     """
     try:
-        data = _load(text)
+        data = read_block_phases(text)  # the plain block form of traces, without a YAML parser
+        if data is None:
+            data = _load(text)
     except (DuplicateKeys, InputLimitError) as exc:
         raise SimSpecError(str(exc)) from None
     except yaml.YAMLError as exc:
