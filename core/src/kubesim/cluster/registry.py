@@ -93,6 +93,10 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     _t("storage.k8s.io", "CSIDriver", "csidrivers", namespaced=False),
     _t("storage.k8s.io", "VolumeAttachment", "volumeattachments", namespaced=False, status=True),
     _t("coordination.k8s.io", "Lease", "leases"),
+    _t("resource.k8s.io", "DeviceClass", "deviceclasses", namespaced=False),
+    _t("resource.k8s.io", "ResourceClaim", "resourceclaims", status=True),
+    _t("resource.k8s.io", "ResourceClaimTemplate", "resourceclaimtemplates"),
+    _t("resource.k8s.io", "ResourceSlice", "resourceslices", namespaced=False),
     _t(
         "apiextensions.k8s.io",
         "CustomResourceDefinition",

@@ -18,7 +18,7 @@ from kubesim.k8s.validation import FieldError, is_dns1123_label
 from .pods import default_pod, initial_pod_status
 from .priority import default_priority_class
 from .registry import CRD_TYPE, ResourceType
-from .validation import apps, batch, nodes, podspec, policy, scheduling
+from .validation import apps, batch, dra, nodes, podspec, policy, scheduling
 from .workload_defaults import (
     default_daemonset,
     default_deployment,
@@ -43,6 +43,9 @@ _DEFAULTS: dict[tuple[str, str], Callable[[Obj], None]] = {
     ("apps", "StatefulSet"): default_statefulset,
     ("apps", "DaemonSet"): default_daemonset,
     ("batch", "Job"): default_job,
+    ("resource.k8s.io", "ResourceClaim"): lambda o: dra.default_device_claim(((o.get("spec") or {}).get("devices"))),
+    ("resource.k8s.io", "ResourceClaimTemplate"): lambda o: dra.default_device_claim(
+        (((o.get("spec") or {}).get("spec") or {}).get("devices"))),
 }
 _VALIDATE: dict[tuple[str, str], Callable[[Obj], list[FieldError]]] = {
     _POD: podspec.validate_pod,
@@ -55,6 +58,10 @@ _VALIDATE: dict[tuple[str, str], Callable[[Obj], list[FieldError]]] = {
     ("batch", "Job"): batch.validate_job,
     ("policy", "PodDisruptionBudget"): policy.validate_pod_disruption_budget,
     _PRIORITY_CLASS: scheduling.validate_priority_class,
+    ("resource.k8s.io", "DeviceClass"): dra.validate_device_class,
+    ("resource.k8s.io", "ResourceClaim"): dra.validate_resource_claim,
+    ("resource.k8s.io", "ResourceClaimTemplate"): dra.validate_resource_claim_template,
+    ("resource.k8s.io", "ResourceSlice"): dra.validate_resource_slice,
 }
 
 
@@ -74,6 +81,7 @@ _VALIDATE_UPDATE: dict[tuple[str, str], Callable[[Obj, Obj], list[FieldError]]] 
     ("batch", "Job"): batch.validate_job_update,
     _NAMESPACE: lambda new, old: [],  # ValidateNamespaceUpdate checks metadata only
     _PRIORITY_CLASS: scheduling.validate_priority_class_update,
+    ("resource.k8s.io", "ResourceClaim"): dra.validate_resource_claim_update,
 }
 
 
@@ -169,6 +177,7 @@ def validate_kind(rt: ResourceType, obj: dict[str, Any]) -> list[FieldError]:
 
 _VALIDATE_STATUS: dict[tuple[str, str], Callable[[Obj, Obj], list[FieldError]]] = {
     ("", "Node"): nodes.validate_node_update,  # nodeStatusStrategy.ValidateUpdate is ValidateNodeUpdate
+    ("resource.k8s.io", "ResourceClaim"): dra.validate_resource_claim_update,
 }
 
 

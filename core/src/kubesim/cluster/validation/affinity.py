@@ -23,7 +23,7 @@ from kubesim.k8s.validation import (
 from .taints import validate_label_name
 from .values import as_int, as_list, as_map
 
-__all__ = ["validate_affinity", "validate_label_keys", "validate_label_selector_field"]
+__all__ = ["validate_affinity", "validate_label_keys", "validate_label_selector_field", "validate_node_selector"]
 
 _WEIGHT = "must be in the range 1-100"
 
@@ -87,18 +87,25 @@ def _node_selector_term(term: Any, path: str) -> list[FieldError]:
     return errs
 
 
+def validate_node_selector(selector: Any, path: str) -> list[FieldError]:
+    """ValidateNodeSelector: at least one term, each a valid NodeSelectorTerm."""
+    p = f"{path}.nodeSelectorTerms"
+    terms = as_list(as_map(selector).get("nodeSelectorTerms"))
+    errs: list[FieldError] = []
+    if not terms:
+        errs.append(required(p, "must have at least one node selector term"))
+    for i, term in enumerate(terms):
+        errs.extend(_node_selector_term(term, f"{p}[{i}]"))
+    return errs
+
+
 def _node_affinity(na: Any, path: str) -> list[FieldError]:
     """validateNodeAffinity: required terms (at least one) and weighted preferences."""
     na = as_map(na)
     errs: list[FieldError] = []
     req = na.get("requiredDuringSchedulingIgnoredDuringExecution")
     if req is not None:
-        p = f"{path}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
-        terms = as_list(as_map(req).get("nodeSelectorTerms"))
-        if not terms:
-            errs.append(required(p, "must have at least one node selector term"))
-        for i, term in enumerate(terms):
-            errs.extend(_node_selector_term(term, f"{p}[{i}]"))
+        errs.extend(validate_node_selector(req, f"{path}.requiredDuringSchedulingIgnoredDuringExecution"))
     for i, pref in enumerate(as_list(na.get("preferredDuringSchedulingIgnoredDuringExecution"))):
         p = f"{path}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
         pref = as_map(pref)
