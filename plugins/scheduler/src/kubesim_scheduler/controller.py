@@ -25,13 +25,14 @@ from typing import Any, cast
 
 from kubesim import Controller, ControllerWaiter, PodResult, Runtime
 from kubesim.api import ScenarioPodScheduleResult
-from kubesim.cluster import WatchEvent
+from kubesim.cluster import WatchEvent, copy_tree
 from kubesim.errors import ApiError, NotFound
 from kubesim.k8s.keys import namespaced_name
 
 from .annotations import attempt_annotations
 from .attempt import ScheduleAttempt
 from .extender import build_extenders
+from .framework.events import ActionType, ClusterEvent
 from .framework.pod_info import pod_key
 from .plugins.defaultpreemption import disruption_target_condition
 from .profiles import load_settings
@@ -47,7 +48,10 @@ _LISTABLE = {
     "PersistentVolume": "v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
     "PodDisruptionBudget": "policy/v1", "StorageClass": "storage.k8s.io/v1", "CSINode": "storage.k8s.io/v1",
     "PriorityClass": "scheduling.k8s.io/v1", "Node": "v1", "Pod": "v1",
+    "ResourceClaim": "resource.k8s.io/v1", "ResourceSlice": "resource.k8s.io/v1", "DeviceClass": "resource.k8s.io/v1",
 }
+# resource.k8s.io kinds whose add/update events requeue pods (DynamicResources registers them)
+_DRA_EVENTS = {"ResourceClaim", "ResourceSlice", "DeviceClass"}
 TRIES_PER_STEP = 2
 
 
@@ -85,6 +89,7 @@ class SchedulerController(Controller):
             pod_max_backoff=settings.pod_max_backoff,
             extenders=extenders,
             record_results=self.annotations,
+            writer=self,
         )
         self.history: dict[str, list[ScenarioPodScheduleResult]] = {}
         # KEP "tried twice": tries count per pod within the current epoch; an epoch ends
@@ -108,6 +113,12 @@ class SchedulerController(Controller):
         obj = event.object
         if event.actor != self.name and obj.get("kind") != "Scenario":
             self._new_epoch()
+        if obj.get("apiVersion") == "resource.k8s.io/v1" and obj.get("kind") in _DRA_EVENTS:
+            if event.type != "DELETED":
+                action = ActionType.ADD if event.type == "ADDED" else ActionType.UPDATE
+                self.scheduler.queue.move_all_to_active_or_backoff(
+                    ClusterEvent(str(obj["kind"]), action), event.old_object, obj)
+            return
         if obj.get("apiVersion") != "v1":
             return
         kind = obj.get("kind")
@@ -206,6 +217,13 @@ class SchedulerController(Controller):
                               namespace=meta.get("namespace") or "default", subresource="status")
         except NotFound:
             pass
+
+    # ObjectWriter: the plugins' writes to other objects (DynamicResources' ResourceClaims)
+    def update(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        return self.client.update(copy_tree(dict(obj)))
+
+    def update_status(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        return self.client.update_status(copy_tree(dict(obj)))
 
     def _list(self, kind: str, namespace: str | None) -> Iterable[Mapping[str, Any]]:
         api_version = _LISTABLE.get(kind)

@@ -11,6 +11,7 @@ from kubesim import hookimpl
 from .controller import SchedulerController
 from .framework.interface import Plugin
 from .options import run_options
+from .resourceclaim_controller import ResourceClaimController
 from .plugins.registry import in_tree_registry
 from .whatif import WhatIfScheduler
 
@@ -22,9 +23,10 @@ def kubesim_scheduler_plugins() -> Mapping[str, type[Plugin]]:
 
 
 @hookimpl
-def kubesim_controllers() -> Sequence[type[SchedulerController]]:
-    """The scheduler, to be named in a scenario's simulationControllers."""
-    return [SchedulerController]
+def kubesim_controllers() -> Sequence[type[SchedulerController] | type[ResourceClaimController]]:
+    """The scheduler, to be named in a scenario's simulationControllers, and the resource-claim
+    controller (kube-controller-manager's, a PreSimulationController by default)."""
+    return [SchedulerController, ResourceClaimController]
 
 
 @hookimpl

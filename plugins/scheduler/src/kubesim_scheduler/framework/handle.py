@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .node_columns import NodeColumns
 from .node_info import NodeInfo, NodeInfoList
@@ -19,7 +19,7 @@ from .waiting_pods import WaitingPod, WaitingPodsMap
 if TYPE_CHECKING:
     from .runtime import Framework
 
-__all__ = ["Handle", "FrameworkHandle", "ObjectLister", "Binder", "PreemptPod", "PatchNominatedNode", "DEFAULT_FEATURES"]
+__all__ = ["Handle", "FrameworkHandle", "ObjectLister", "ObjectWriter", "Binder", "PreemptPod", "PatchNominatedNode", "DEFAULT_FEATURES"]
 
 #: Feature gates plugins may ask about, at their kube-scheduler v1.34 defaults.
 DEFAULT_FEATURES: Mapping[str, bool] = {
@@ -31,7 +31,9 @@ DEFAULT_FEATURES: Mapping[str, bool] = {
     "SidecarContainers": True,
     "NominatedNodeNameForExpectation": False,
     "ClearingNominatedNodeNameAfterBinding": False,
-    "DynamicResourceAllocation": False,
+    "DynamicResourceAllocation": True,
+    "DRAAdminAccess": True,
+    "DRAPrioritizedList": True,
 }
 
 # (kind, namespace or None) -> objects as dicts, e.g. ("Service", "default"), ("Namespace", None)
@@ -42,6 +44,16 @@ Binder = Callable[[Mapping[str, Any], str], None]
 PreemptPod = Callable[[Mapping[str, Any], Mapping[str, Any], str], "bool | None"]
 # (pod, nominated node name or "") -> None: patch status.nominatedNodeName
 PatchNominatedNode = Callable[[Mapping[str, Any], str], None]
+
+
+class ObjectWriter(Protocol):
+    """Writes to API objects other than pods (a plugin's clientset, e.g. DynamicResources' claims)."""
+
+    def update(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Update an object (metadata and spec); returns the stored object; raises ApiError."""
+
+    def update_status(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Update an object's status subresource; returns the stored object; raises ApiError."""
 
 
 def _no_objects(_kind: str, _ns: str | None) -> Iterable[Mapping[str, Any]]:
@@ -65,6 +77,7 @@ class Handle:
         rng: random.Random | None = None,
         features: Mapping[str, bool] | None = None,
         time_origin: float = 0.0,
+        writer: ObjectWriter | None = None,
     ) -> None:
         self.node_table = node_table
         self._node_columns = NodeColumns(node_table)
@@ -80,6 +93,7 @@ class Handle:
         self.rng = rng if rng is not None else random.Random(0)
         self.features = {**DEFAULT_FEATURES, **(features or {})}
         self.time_origin = time_origin
+        self.writer = writer
         self.after_cycle: list[Callable[[], None]] = []
         self.framework: Framework | None = None
         # scheduler extenders (kubesim_scheduler.extender.Extender), for preemption's callExtenders
@@ -146,6 +160,12 @@ class Handle:
             if (o.get("metadata") or {}).get("name") == name:
                 return o
         return None
+
+    def update_object(self, obj: Mapping[str, Any], *, status: bool = False) -> Mapping[str, Any]:
+        """Write an object (its status subresource with `status`) through the writer; raises when it fails."""
+        if self.writer is None:
+            raise RuntimeError("no object writer configured")
+        return self.writer.update_status(obj) if status else self.writer.update(obj)
 
     def namespace_labels(self, namespace: str) -> Mapping[str, str]:
         ns = self.get_object("Namespace", None, namespace)
