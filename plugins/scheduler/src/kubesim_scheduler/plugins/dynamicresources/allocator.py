@@ -440,10 +440,10 @@ class _Run:
             results.append(r)
         config: list[dict[str, Any]] = []
         for ri, _request in enumerate(devices.get("requests") or ()):
-            rd = self.requests.get((ci, ri, self.selected_sub.get((ci, ri), 0)))
-            if rd is None:
+            chosen = self.requests.get((ci, ri, self.selected_sub.get((ci, ri), 0)))
+            if chosen is None:
                 continue
-            for cfg in (rd.class_.get("spec") or {}).get("config") or ():
+            for cfg in (chosen.class_.get("spec") or {}).get("config") or ():
                 config.append({"source": "FromClass", **{k: copy.deepcopy(v) for k, v in cfg.items() if k != "requests"}})
         requests = devices.get("requests") or ()
         for cfg in devices.get("config") or ():
@@ -457,8 +457,8 @@ class _Run:
                 if name in wanted:
                     config.append({"source": "FromClaim", **body})
                     continue
-                rd = self.requests.get((ci, ri, self.selected_sub.get((ci, ri), 0)))
-                if rd is not None and rd.parent and f"{name}/{rd.name}" in wanted:
+                chosen = self.requests.get((ci, ri, self.selected_sub.get((ci, ri), 0)))
+                if chosen is not None and chosen.parent and f"{name}/{chosen.name}" in wanted:
                     config.append({"source": "FromClaim", **body})
         out: dict[str, Any] = {"devices": {"results": results}}
         if config:

@@ -240,6 +240,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None
         node = node_info.node
         unavailable = [i for i, sel in enumerate(s.available_on) if sel is not None and not sel.match_node(node)]
+        results: list[dict[str, Any]] | None = None
         if s.allocator is not None:
             pending = [c for _, c in s.to_allocate()]
             try:
@@ -253,7 +254,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if unavailable:
             s.unavailable.update(unavailable)
             return _unresolvable("resourceclaim not available on the node")
-        if s.allocator is not None:
+        if s.allocator is not None and results is not None:
             s.node_allocations[str(_meta(node).get("name"))] = results
         return None
 
