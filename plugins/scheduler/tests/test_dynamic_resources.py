@@ -1,0 +1,403 @@
+"""DynamicResources: cases ported from upstream's dynamicresources_test.go (TestPlugin) and
+structured/internal/allocatortesting (TestAllocator), run through the real Scheduler with an
+in-memory API for claims, slices and classes."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pytest
+from kubesim_scheduler.framework.status import Code
+from kubesim_scheduler.plugins.dynamicresources import (
+    AllocationError,
+    Allocator,
+    CelError,
+    compile_selector,
+    device_matches,
+)
+from kubesim_scheduler.scheduler import Scheduler
+
+DRIVER = "some-driver"
+NS = "default"
+
+
+class FakeApi:
+    """Lister and writer over plain dicts (the scheduler's view of resource.k8s.io objects)."""
+
+    def __init__(self, *objects: Mapping[str, Any]) -> None:
+        self.objects: dict[tuple[str, str | None, str], dict[str, Any]] = {}
+        for o in objects:
+            self.put(copy.deepcopy(dict(o)))
+
+    def put(self, obj: dict[str, Any]) -> dict[str, Any]:
+        m = obj["metadata"]
+        self.objects[(obj["kind"], m.get("namespace"), m["name"])] = obj
+        return obj
+
+    def list(self, kind: str, namespace: str | None) -> Iterable[Mapping[str, Any]]:
+        return [o for (k, ns, _), o in sorted(self.objects.items(), key=lambda kv: kv[0][2])
+                if k == kind and (namespace is None or ns == namespace)]
+
+    def update(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        return self.put(copy.deepcopy(dict(obj)))
+
+    def update_status(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        return self.put(copy.deepcopy(dict(obj)))
+
+    def claim(self, name: str) -> dict[str, Any]:
+        return self.objects[("ResourceClaim", NS, name)]
+
+
+def node(name: str, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+    cap = {"cpu": "8", "memory": "32Gi", "pods": "110"}
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **(labels or {})}},
+            "status": {"capacity": cap, "allocatable": cap}}
+
+
+def device_class(name: str = "class", *selectors: str) -> dict[str, Any]:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": [{"cel": {"expression": s}} for s in selectors]}}
+
+
+def device(name: str, **attributes: Any) -> dict[str, Any]:
+    attrs_ = {}
+    for k, v in attributes.items():
+        kind = "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "string"
+        attrs_[k] = {kind: v}
+    return {"name": name, "attributes": attrs_, "capacity": {"memory": {"value": "16Gi"}}}
+
+
+def resource_slice(node_name: str, *devices: Mapping[str, Any], pool: str = "", driver: str = DRIVER,
+                   generation: int = 0, count: int = 1, name: str = "") -> dict[str, Any]:
+    pool = pool or node_name
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": name or f"{node_name}-{driver}"},
+            "spec": {"driver": driver, "nodeName": node_name, "devices": [dict(d) for d in devices],
+                     "pool": {"name": pool, "generation": generation, "resourceSliceCount": count}}}
+
+
+def request(name: str = "req-1", cls: str = "class", count: int | None = 1, mode: str = "ExactCount",
+            selectors: Iterable[str] = (), admin: bool = False) -> dict[str, Any]:
+    exactly: dict[str, Any] = {"deviceClassName": cls, "allocationMode": mode}
+    if mode == "ExactCount":
+        exactly["count"] = count
+    if selectors:
+        exactly["selectors"] = [{"cel": {"expression": s}} for s in selectors]
+    if admin:
+        exactly["adminAccess"] = True
+    return {"name": name, "exactly": exactly}
+
+
+def claim(name: str = "my-claim", *requests: Mapping[str, Any], constraints: Iterable[Mapping[str, Any]] = (),
+          owner: Mapping[str, Any] | None = None, allocation: Mapping[str, Any] | None = None,
+          reserved_for: Iterable[Mapping[str, Any]] = (), deleting: bool = False) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": NS, "uid": f"uid-{name}"}
+    if owner is not None:
+        meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": owner["metadata"]["name"],
+                                    "uid": owner["metadata"]["uid"], "controller": True}]
+    if deleting:
+        meta["deletionTimestamp"] = "2025-01-01T00:00:00Z"
+        meta["finalizers"] = ["x"]
+    status: dict[str, Any] = {}
+    if allocation is not None:
+        status["allocation"] = copy.deepcopy(dict(allocation))
+    if reserved_for:
+        status["reservedFor"] = [dict(r) for r in reserved_for]
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta,
+            "spec": {"devices": {"requests": [dict(r) for r in (requests or (request(),))],
+                                 "constraints": [dict(c) for c in constraints]}}, "status": status}
+
+
+def pod(name: str = "my-pod", *, claim_name: str = "my-claim", template: str = "", generated: str | None = None,
+        uid: str = "") -> dict[str, Any]:
+    entry = {"name": "my-pod-claim"}
+    if template:
+        entry["resourceClaimTemplateName"] = template
+    else:
+        entry["resourceClaimName"] = claim_name
+    status: dict[str, Any] = {"phase": "Pending"}
+    if generated is not None:
+        status["resourceClaimStatuses"] = [{"name": "my-pod-claim", "resourceClaimName": generated}]
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": NS, "uid": uid or f"uid-{name}"},
+            "spec": {"containers": [{"name": "c", "image": "i", "resources": {"claims": [{"name": "my-pod-claim"}]}}],
+                     "resourceClaims": [entry], "schedulerName": "default-scheduler"},
+            "status": status}
+
+
+def in_use(p: Mapping[str, Any]) -> dict[str, Any]:
+    return {"resource": "pods", "name": p["metadata"]["name"], "uid": p["metadata"]["uid"]}
+
+
+def allocation_on(node_name: str, *devices: str, req: str = "req-1") -> dict[str, Any]:
+    return {"devices": {"results": [{"request": req, "driver": DRIVER, "pool": node_name, "device": d} for d in devices]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}}
+
+
+def schedule(api: FakeApi, nodes: Iterable[Mapping[str, Any]], the_pod: Mapping[str, Any], *others: Mapping[str, Any]) -> Any:
+    s = Scheduler(lister=api.list, writer=api, seed=0)
+    for n in nodes:
+        s.add_node(n)
+    for o in others:
+        s.add_pod(o)
+    s.add_pod(the_pod)
+    attempts = s.run(max_attempts=5)
+    return s, attempts
+
+
+def dra_reasons(attempt: Any) -> dict[str, str]:
+    return {n: r["DynamicResources"] for n, r in attempt.filter_results().items()
+            if r.get("DynamicResources", "passed") != "passed"}
+
+
+GOOD_SLICES = (resource_slice("worker", device("instance-1"), device("instance-2")),)
+WORKERS = (node("worker"), node("worker-2"))
+
+
+# --------------------------------------------------------------------------- TestPlugin
+
+
+def test_empty_pod_without_claims_is_skipped() -> None:
+    """"empty": the plugin has nothing to do (PreFilter Skip), the pod binds."""
+    p = pod()
+    p["spec"].pop("resourceClaims")
+    p["spec"]["containers"][0]["resources"] = {}
+    s, (a,) = schedule(FakeApi(), WORKERS, p)
+    assert a.node is not None and dra_reasons(a) == {}
+
+
+def test_missing_claim_waits_in_pre_enqueue() -> None:
+    """"missing-claim": PreEnqueue rejects with the API's not-found message."""
+    s, attempts = schedule(FakeApi(device_class()), WORKERS, pod())
+    assert attempts == []
+    plugin = s.frameworks["default-scheduler"].plugins["DynamicResources"]
+    st = plugin.pre_enqueue(pod())  # type: ignore[attr-defined]
+    assert st.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+    assert st.message() == 'resourceclaim.resource.k8s.io "my-claim" not found'
+
+
+def test_waiting_for_template_claim() -> None:
+    """"waiting-for-template": ResourceClaim not created yet."""
+    s, _ = schedule(FakeApi(device_class()), WORKERS, pod(template="tmpl"))
+    st = s.frameworks["default-scheduler"].plugins["DynamicResources"].pre_enqueue(pod(template="tmpl"))  # type: ignore[attr-defined]
+    assert st.message() == 'pod "default/my-pod": ResourceClaim not created yet'
+
+
+def test_deleted_claim() -> None:
+    """"deleted-claim": a claim being deleted blocks the pod."""
+    s, _ = schedule(FakeApi(device_class(), claim(deleting=True)), WORKERS, pod())
+    st = s.frameworks["default-scheduler"].plugins["DynamicResources"].pre_enqueue(pod())  # type: ignore[attr-defined]
+    assert st.message() == 'resourceclaim "my-claim" is being deleted'
+
+
+def test_generated_claim_not_owned_by_pod() -> None:
+    """"claim-template" with a claim the pod does not control."""
+    api = FakeApi(device_class(), claim("my-pod-my-pod-claim"))
+    p = pod(template="tmpl", generated="my-pod-my-pod-claim")
+    s, _ = schedule(api, WORKERS, p)
+    st = s.frameworks["default-scheduler"].plugins["DynamicResources"].pre_enqueue(p)  # type: ignore[attr-defined]
+    assert st.message() == "ResourceClaim default/my-pod-my-pod-claim was not created for pod default/my-pod (pod is not owner)"
+
+
+def test_missing_device_class() -> None:
+    """"missing class": PreFilter is unschedulable until the class exists."""
+    _, (a,) = schedule(FakeApi(claim(), *GOOD_SLICES), WORKERS, pod())
+    assert a.node is None
+    assert "request req-1: device class class does not exist" in a.message()
+
+
+def test_structured_no_resources() -> None:
+    """"structured-no-resources": no slices, every node rejected."""
+    _, (a,) = schedule(FakeApi(device_class(), claim()), WORKERS, pod())
+    assert a.node is None
+    assert dra_reasons(a) == {"worker": "cannot allocate all claims", "worker-2": "cannot allocate all claims"}
+    assert "no new claims to deallocate" not in a.message()  # the pod has a claim: still not schedulable
+    assert "still not schedulable" in a.message()
+
+
+def test_structured_with_resources_allocates_and_reserves() -> None:
+    """"structured-with-resources": allocated on the node with devices, reserved, finalizer added."""
+    api = FakeApi(device_class(), claim(), *GOOD_SLICES)
+    p = pod()
+    _, (a,) = schedule(api, WORKERS, p)
+    assert a.node == "worker"
+    assert dra_reasons(a) == {"worker-2": "cannot allocate all claims"}
+    c = api.claim("my-claim")
+    assert c["status"]["allocation"] == allocation_on("worker", "instance-1")
+    assert c["status"]["reservedFor"] == [in_use(p)]
+    assert c["metadata"]["finalizers"] == ["resource.kubernetes.io/delete-protection"]
+
+
+def test_allocated_claim_is_shared_on_its_node() -> None:
+    """"claim-reference" with an allocation: a second pod joins reservedFor on the claim's node."""
+    first = pod("first")
+    api = FakeApi(device_class(), claim(allocation=allocation_on("worker-2", "instance-1"), reserved_for=[in_use(first)]))
+    second = pod("second")
+    _, (a,) = schedule(api, WORKERS, second)
+    assert a.node == "worker-2"
+    assert dra_reasons(a) == {"worker": "resourceclaim not available on the node"}
+    assert api.claim("my-claim")["status"]["reservedFor"] == [in_use(first), in_use(second)]
+
+
+def test_wrong_topology_deallocates_unused_claim_in_post_filter() -> None:
+    """"wrong-topology": the allocated node is gone; PostFilter deallocates the unused claim."""
+    api = FakeApi(device_class(), claim(allocation=allocation_on("gone", "instance-1")))
+    _, (a, *_rest) = schedule(api, WORKERS, pod())
+    assert a.node is None
+    assert dra_reasons(a) == {"worker": "resourceclaim not available on the node",
+                              "worker-2": "resourceclaim not available on the node"}
+    assert "deallocation of ResourceClaim completed" in a.message()
+    assert "allocation" not in api.claim("my-claim")["status"]
+
+
+def test_devices_in_use_are_not_allocated_twice() -> None:
+    """Two claims, two devices, three pods: the third pod does not fit."""
+    api = FakeApi(device_class(), *GOOD_SLICES, *(claim(f"c{i}") for i in range(3)))
+    s = Scheduler(lister=api.list, writer=api, seed=0)
+    for n in WORKERS:
+        s.add_node(n)
+    for i in range(3):
+        s.add_pod(pod(f"p{i}", claim_name=f"c{i}"))
+    attempts = s.run(max_attempts=6)
+    bound = sorted(a.pod["metadata"]["name"] for a in attempts if a.node)
+    assert bound == ["p0", "p1"]
+    devices = sorted(api.claim(f"c{i}")["status"]["allocation"]["devices"]["results"][0]["device"] for i in range(2))
+    assert devices == ["instance-1", "instance-2"]
+
+
+def test_cel_runtime_error_is_an_error_status() -> None:
+    """"CEL-runtime-error": a selector that fails at run time aborts the attempt with an Error."""
+    api = FakeApi(device_class("class", 'device.attributes["%s"].nope == "x"' % DRIVER), claim(), *GOOD_SLICES)
+    _, (a,) = schedule(api, WORKERS, pod())
+    assert a.node is None and a.status.code == Code.ERROR
+    assert "class class: selector #0: CEL runtime error: no such key: nope" in a.message()
+
+
+def test_cel_compile_error_names_the_claim() -> None:
+    api = FakeApi(device_class(), claim("my-claim", request(selectors=["device.driver =="])), *GOOD_SLICES)
+    _, (a,) = schedule(api, WORKERS, pod())
+    assert a.status.code == Code.ERROR
+    assert "claim default/my-claim: selector #0: CEL compile error: compilation failed" in a.message()
+
+
+def test_feature_gate_off_ignores_claims() -> None:
+    """DynamicResourceAllocation off: the plugin does nothing (upstream's !pl.enabled paths)."""
+    api = FakeApi(device_class(), claim())
+    s = Scheduler(lister=api.list, writer=api, seed=0, feature_gates={"DynamicResourceAllocation": False})
+    for n in WORKERS:
+        s.add_node(n)
+    s.add_pod(pod())
+    (a,) = s.run(max_attempts=2)
+    assert a.node is not None and "allocation" not in api.claim("my-claim")["status"]
+
+
+# ------------------------------------------------------------------------- TestAllocator
+
+
+def allocate(claims: list[dict[str, Any]], slices: Iterable[Mapping[str, Any]], classes: Iterable[Mapping[str, Any]] = (device_class(),),
+             node_name: str = "worker", allocated: set[tuple[str, str, str]] | None = None, **kw: Any) -> list[dict[str, Any]] | None:
+    by_name = {c["metadata"]["name"]: c for c in classes}
+    return Allocator(by_name.get, list(slices), allocated or set(), **kw).allocate(node(node_name), claims)
+
+
+def results(out: list[dict[str, Any]] | None) -> list[list[str]] | None:
+    return None if out is None else [[r["device"] for r in a["devices"]["results"]] for a in out]
+
+
+def test_allocator_exact_count_and_in_use() -> None:
+    sl = [resource_slice("worker", device("d1"), device("d2"), device("d3"))]
+    assert results(allocate([claim("c", request(count=2))], sl)) == [["d1", "d2"]]
+    assert results(allocate([claim("c", request(count=2))], sl, allocated={(DRIVER, "worker", "d1")})) == [["d2", "d3"]]
+    assert allocate([claim("c", request(count=4))], sl) is None
+
+
+def test_allocator_all_mode_and_incomplete_pool() -> None:
+    sl = [resource_slice("worker", device("d1"), device("d2"))]
+    assert results(allocate([claim("c", request(mode="All"))], sl)) == [["d1", "d2"]]
+    incomplete = [resource_slice("worker", device("d1"), count=2)]
+    with pytest.raises(AllocationError, match="asks for all devices, but resource pool some-driver/worker is currently being updated"):
+        allocate([claim("c", request(mode="All"))], incomplete)
+
+
+def test_allocator_match_attribute_backtracks() -> None:
+    """matchAttribute: the first device is dropped when its partner cannot match."""
+    sl = [resource_slice("worker", device("a", model="x"), device("b", model="y"), device("c", model="y"))]
+    cons = [{"requests": [], "matchAttribute": f"{DRIVER}/model"}]
+    out = allocate([claim("c", request("r1"), request("r2"), constraints=cons)], sl)
+    assert results(out) == [["b", "c"]]
+    assert allocate([claim("c", request("r1", count=3), constraints=cons)], sl) is None
+
+
+def test_allocator_selectors_of_class_and_request() -> None:
+    sl = [resource_slice("worker", device("small", size=1), device("big", size=8))]
+    cls = device_class("class", f'device.driver == "{DRIVER}"')
+    out = allocate([claim("c", request(selectors=[f'device.attributes["{DRIVER}"].size > 4']))], sl, classes=[cls])
+    assert results(out) == [["big"]]
+    other = device_class("class", 'device.driver == "other"')
+    assert allocate([claim("c", request())], sl, classes=[other]) is None
+
+
+def test_allocator_admin_access_uses_devices_in_use() -> None:
+    sl = [resource_slice("worker", device("d1"))]
+    out = allocate([claim("c", request(admin=True))], sl, allocated={(DRIVER, "worker", "d1")})
+    assert out is not None and out[0]["devices"]["results"][0] == {"request": "req-1", "driver": DRIVER, "pool": "worker", "device": "d1", "adminAccess": True}
+    with pytest.raises(AllocationError, match="admin access is requested, but the feature is disabled"):
+        allocate([claim("c", request(admin=True))], sl, admin_access=False)
+
+
+def test_allocator_first_available_picks_first_subrequest_that_fits() -> None:
+    sl = [resource_slice("worker", device("d1"), device("d2"))]
+    req = {"name": "gpu", "firstAvailable": [
+        {"name": "big", "deviceClassName": "class", "allocationMode": "ExactCount", "count": 3},
+        {"name": "small", "deviceClassName": "class", "allocationMode": "ExactCount", "count": 2}]}
+    out = allocate([claim("c", req)], sl)
+    assert out is not None and [r["request"] for r in out[0]["devices"]["results"]] == ["gpu/small", "gpu/small"]
+
+
+def test_allocator_pools_other_nodes_and_generations() -> None:
+    """Slices of other nodes are ignored; an old generation of a pool is replaced by the newer one."""
+    sl = [resource_slice("other", device("x")), resource_slice("worker", device("old"), generation=1, name="a"),
+          resource_slice("worker", device("new"), generation=2, name="b")]
+    assert results(allocate([claim("c", request())], sl)) == [["new"]]
+
+
+def test_allocator_step_budget() -> None:
+    from kubesim_scheduler.plugins.dynamicresources import AllocationTimeout
+    """Upstream bounds Filter with a timeout; here the search's steps are bounded."""
+    sl = [resource_slice("worker", *(device(f"d{i}", model=f"m{i % 2}") for i in range(12)))]
+    cons = [{"requests": [], "matchAttribute": f"{DRIVER}/model"}]
+    assert results(allocate([claim("c", request(count=6), constraints=cons)], sl)) == [[f"d{i}" for i in range(0, 12, 2)]]
+    with pytest.raises(AllocationTimeout):
+        allocate([claim("c", request(count=6), constraints=cons)], sl, max_steps=5)
+
+
+# ------------------------------------------------------------------------------ CEL
+
+
+@pytest.mark.parametrize(("expr", "want"), [
+    ('device.driver == "some-driver"', True),
+    ('device.attributes["some-driver"].model == "a100"', True),
+    ('device.attributes["some-driver"].index >= 2', False),
+    ('device.capacity["some-driver"].memory.compareTo(quantity("16Gi")) == 0', True),
+    ('device.capacity["some-driver"].memory.isGreaterThan(quantity("8Gi"))', True),
+    ('"other.example.com" in device.attributes', False),
+    ('device.attributes["some-driver"].version.isGreaterThan(semver("1.2.0"))', True),
+])
+def test_cel_environment(expr: str, want: bool) -> None:
+    dev = {"name": "d", "attributes": {"model": {"string": "a100"}, "index": {"int": 1}, "version": {"version": "1.10.0"}},
+           "capacity": {"memory": {"value": "16Gi"}}}
+    assert device_matches(expr, DRIVER, dev) is want
+
+
+def test_cel_errors_are_clear() -> None:
+    with pytest.raises(CelError, match="compilation failed"):
+        compile_selector("device.driver ==")
+    with pytest.raises(CelError, match="longer than 10240 bytes"):
+        compile_selector("true && " * 2000 + "true")
+    with pytest.raises(CelError, match="nested deeper"):
+        compile_selector("(" * 100 + "true" + ")" * 100)
+    with pytest.raises(CelError, match="could not be converted to bool"):
+        device_matches("1 + 1", DRIVER, {"name": "d"})
