@@ -51,9 +51,13 @@ _POINTS = (
 )
 
 
-def default_plugins() -> Plugins:
-    """The default plugins of a v1 profile: everything through multiPoint."""
-    return Plugins(multi_point=PluginSet(enabled=DEFAULT_MULTI_POINT))
+def default_plugins(dynamic_resource_allocation: bool = True) -> Plugins:
+    """The default plugins of a v1 profile: everything through multiPoint (applyFeatureGates:
+    DynamicResources only while the DynamicResourceAllocation gate is on)."""
+    enabled = DEFAULT_MULTI_POINT
+    if not dynamic_resource_allocation:
+        enabled = tuple(p for p in enabled if p.name != "DynamicResources")
+    return Plugins(multi_point=PluginSet(enabled=enabled))
 
 
 def merge_plugins(defaults: Plugins, custom: Plugins | None) -> Plugins:
