@@ -34,6 +34,7 @@ DEFAULT_FEATURES: Mapping[str, bool] = {
     "DynamicResourceAllocation": True,
     "DRAAdminAccess": True,
     "DRAPrioritizedList": True,
+    "DRASchedulerFilterTimeout": True,
 }
 
 # (kind, namespace or None) -> objects as dicts, e.g. ("Service", "default"), ("Namespace", None)

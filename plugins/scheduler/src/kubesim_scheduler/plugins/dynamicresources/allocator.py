@@ -7,9 +7,10 @@ exhaustive depth-first search claim by claim, request by request, device by devi
 takes the first full solution. Requests are ExactCount or All, exactly or with
 firstAvailable subrequests (DRAPrioritizedList, beta and on in v1.34); devices must match
 the class's and the request's CEL selectors; matchAttribute constraints; adminAccess
-requests may use devices already in use. Partitionable devices, device taints, binding
-conditions and consumable capacity (alpha in v1.34, off by default) are not modelled: such
-devices are skipped, as upstream does with those gates off.
+requests may use devices already in use. Partitionable devices, binding conditions and
+consumable capacity (alpha in v1.34, off by default) are not modelled: such devices are
+skipped, as upstream does with those gates off; device taints (DRADeviceTaints, alpha, off)
+are ignored.
 
 Determinism: upstream iterates pools in Go map order (random); here pools are sorted by
 (driver, pool name), slices keep the lister's order, devices their order in the slice.
@@ -371,8 +372,9 @@ class _Run:
 
     # --- isSelectable / selectorsMatch
     def _selectable(self, key: tuple[int, int, int], rd: _Request, sl: Obj, device: Obj, did: DeviceID) -> bool:
-        if device.get("bindingConditions") or device.get("consumesCounters") or device.get("taints"):
-            return False  # DRADeviceBindingConditions, DRAPartitionableDevices, DRADeviceTaints: alpha, off
+        if device.get("bindingConditions") or device.get("consumesCounters"):
+            return False  # DRADeviceBindingConditions, DRAPartitionableDevices: alpha, off
+        # device taints (DRADeviceTaints, alpha, off) are ignored, as upstream does with the gate off
         mk = (did, key)
         cached = self.matches.get(mk)
         if cached is not None:

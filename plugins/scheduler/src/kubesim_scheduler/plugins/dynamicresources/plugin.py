@@ -19,6 +19,7 @@ and device taints are alpha in v1.34 and not modelled.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -45,13 +46,19 @@ from ..nodeaffinity import NodeSelector
 from .allocator import AllocationError, AllocationTimeout, Allocator, DeviceID
 from .claims import FINALIZER, ClaimNotFound, claim_name, is_for_pod, is_reserved_for_pod
 
-__all__ = ["DynamicResources", "RESOURCE_CLAIM", "RESOURCE_SLICE", "DEVICE_CLASS", "NAME"]
+__all__ = ["DynamicResources", "RESOURCE_CLAIM", "RESOURCE_SLICE", "DEVICE_CLASS", "NAME", "STEPS_PER_SECOND",
+           "allocation_steps"]
 
 NAME = "DynamicResources"
 RESOURCE_CLAIM = "ResourceClaim"
 RESOURCE_SLICE = "ResourceSlice"
 DEVICE_CLASS = "DeviceClass"
 _STATE_KEY = NAME
+DEFAULT_FILTER_TIMEOUT = 10.0
+#: allocator search steps per second of filterTimeout: kubesim's deterministic stand-in for time
+STEPS_PER_SECOND = 20_000
+#: the bound when the timeout is off (filterTimeout 0 or the gate off): loops stay bounded
+UNBOUNDED_STEPS = 10_000_000
 
 Obj = Mapping[str, Any]
 
@@ -82,6 +89,19 @@ def _key(obj: Obj) -> str:
     return f"{_meta(obj).get('namespace', '')}/{_meta(obj).get('name', '')}"
 
 
+def allocation_steps(filter_timeout: Any, gate: bool = True) -> int:
+    """The allocator's step budget for a Filter call: filterTimeout (seconds) at STEPS_PER_SECOND.
+
+    Upstream stops Filter after filterTimeout of wall time (0 or DRASchedulerFilterTimeout off:
+    no limit); a simulation must not depend on the machine's speed, so time is counted in
+    search steps instead.
+    """
+    seconds = filter_timeout if isinstance(filter_timeout, (int, float)) else DEFAULT_FILTER_TIMEOUT
+    if not gate or seconds <= 0:
+        return UNBOUNDED_STEPS
+    return min(UNBOUNDED_STEPS, max(1, math.ceil(seconds * STEPS_PER_SECOND)))
+
+
 def _unresolvable(msg: str) -> Status:
     """statusUnschedulable: UnschedulableAndUnresolvable with the reason."""
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg)
@@ -96,6 +116,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def __init__(self, args: Mapping[str, Any] | None, handle: Any) -> None:
         super().__init__(args, handle)
         self.enabled = self.handle.feature("DynamicResourceAllocation")
+        self._max_steps = allocation_steps(self.args.get("filterTimeout", DEFAULT_FILTER_TIMEOUT),
+                                           self.handle.feature("DRASchedulerFilterTimeout"))
         # claim uid -> the claim with the allocation Reserve chose (dra_manager's inFlightAllocations)
         self._in_flight: dict[str, Obj] = {}
 
@@ -225,7 +247,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             s.allocator = Allocator(self._device_class, slices, self._allocated_devices(),
                                     admin_access=self.handle.feature("DRAAdminAccess"),
                                     prioritized_list=self.handle.feature("DRAPrioritizedList"),
-                                    max_steps=int(self.args.get("maxAllocationSteps") or 200_000))
+                                    max_steps=self._max_steps)
         s.claims = claims
         return None, None
 
