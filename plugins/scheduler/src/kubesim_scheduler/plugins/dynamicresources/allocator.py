@@ -1,8 +1,9 @@
 """The structured-parameters allocator: which devices of which ResourceSlices a node's claims get.
 
-A port of k8s.io/dynamic-resource-allocation/structured (the "stable" allocator of v1.34):
-pools gathered from the slices that reach the node (nodeName, nodeSelector, allNodes,
-perDeviceNodeSelection), complete and valid pools only for "All" requests, then an
+A port of k8s.io/dynamic-resource-allocation/structured (the "incubating" allocator that
+v1.34 uses with its default gates): pools gathered from the slices that reach the node
+(nodeName, nodeSelector, allNodes, perDeviceNodeSelection), complete and valid pools only
+for "All" requests, then an
 exhaustive depth-first search claim by claim, request by request, device by device, that
 takes the first full solution. Requests are ExactCount or All, exactly or with
 firstAvailable subrequests (DRAPrioritizedList, beta and on in v1.34); devices must match
@@ -17,10 +18,12 @@ Determinism: upstream iterates pools in Go map order (random); here pools are so
 The search is bounded (`max_steps`), like upstream's filter timeout (DRASchedulerFilterTimeout).
 """
 
-# upstream: staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/
-# allocator_stable.go (Allocate, validateDeviceRequest, allocateOne, isSelectable,
-# selectorsMatch, allocateDevice, createNodeSelector, matchAttributeConstraint),
-# pools_stable.go (GatherPools, addSlice, poolIsInvalid)
+# upstream: staging/src/k8s.io/dynamic-resource-allocation/structured/internal/incubating/
+# allocator_incubating.go (chosen by NewAllocator for v1.34's default gates: DRAAdminAccess and
+# DRAPrioritizedList are beta and on; its logic is the stable allocator's plus the max-size
+# handling of firstAvailable) and stable/allocator_stable.go (Allocate, validateDeviceRequest,
+# allocateOne, isSelectable, selectorsMatch, allocateDevice, createNodeSelector,
+# matchAttributeConstraint), pools_stable.go (GatherPools, addSlice, poolIsInvalid)
 
 from __future__ import annotations
 
@@ -52,6 +55,10 @@ DeviceID = tuple[str, str, str]  # (driver, pool, device)
 
 class AllocationError(ValueError):
     """Something is wrong with a claim or class (upstream returns an error status: scheduling aborts)."""
+
+
+class _MaxSizeExceeded(Exception):
+    """errAllocationResultMaxSizeExceeded: this branch of the search needs more than 32 results."""
 
 
 class AllocationTimeout(RuntimeError):
@@ -277,7 +284,11 @@ class _Run:
                     raise AllocationError(f"claim {self._claim_name(ci)}, constraint #{k}: empty constraint (unsupported constraint type?)")
                 cons.append(_MatchAttribute(c.get("requests") or (), str(c["matchAttribute"])))
             self.constraints.append(cons)
-        if not self._allocate_one(0, 0, 0, 0, False):
+        try:
+            done = self._allocate_one(0, 0, 0, 0, False)
+        except _MaxSizeExceeded:
+            raise AllocationError("allocation max size exceeded") from None
+        if not done:
             return None
         return [self._result(ci) for ci in range(len(self.claims))]
 
@@ -317,6 +328,8 @@ class _Run:
 
     # --- allocateOne
     def _allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool) -> bool:
+        """allocateOne (the incubating allocator v1.34 uses with its default gates): _MaxSizeExceeded
+        tells a firstAvailable alternative that it cannot fit 32 results, so the next one is tried."""
         self.steps += 1
         if self.steps > self.a.max_steps:
             raise AllocationTimeout("timed out trying to allocate devices")
@@ -324,31 +337,47 @@ class _Run:
             return True
         requests = ((self.claims[ci].get("spec") or {}).get("devices") or {}).get("requests") or ()
         if ri >= len(requests):
-            return self._allocate_one(ci + 1, 0, 0, 0, False)
+            try:
+                return self._allocate_one(ci + 1, 0, 0, 0, False)
+            except _MaxSizeExceeded:
+                return False
         rd = self.requests[(ci, ri, si)]
         if not in_sub and rd.parent:
             sub = 0
+            all_exceeded = True
             while (ci, ri, sub) in self.requests:
-                if self._allocate_one(ci, ri, sub, 0, True):
+                try:
+                    ok = self._allocate_one(ci, ri, sub, 0, True)
+                except _MaxSizeExceeded:
+                    sub += 1
+                    continue
+                all_exceeded = False
+                if ok:
                     self.selected_sub[(ci, ri)] = sub
                     return True
                 sub += 1
+            if all_exceeded:
+                raise _MaxSizeExceeded()
             return False
         if rd.mode == "All" and not rd.all_devices:
             return False
         if di >= rd.num_devices:
             return self._allocate_one(ci, ri + 1, 0, 0, False)
         if len(self.results[ci]) + rd.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE:
-            return False
+            raise _MaxSizeExceeded()
         if rd.mode == "All":
             did, device, sl = rd.all_devices[di]
             undo = self._allocate_device(ci, rd, did, device, sl, must=True)
             if undo is None:
                 return False
-            if self._allocate_one(ci, ri, si, di + 1, in_sub):
-                return True
-            undo()
-            return False
+            try:
+                done = self._allocate_one(ci, ri, si, di + 1, in_sub)
+            except BaseException:
+                undo()
+                raise
+            if not done:
+                undo()
+            return done
         for pool in self.pools:
             if pool.invalid:
                 raise AllocationError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
@@ -365,7 +394,12 @@ class _Run:
                     undo = self._allocate_device(ci, rd, did, device, sl, must=False)
                     if undo is None:
                         continue
-                    if self._allocate_one(ci, ri, si, di + 1, in_sub):
+                    try:
+                        done = self._allocate_one(ci, ri, si, di + 1, in_sub)
+                    except BaseException:
+                        undo()
+                        raise
+                    if done:
                         return True
                     undo()
         return False
