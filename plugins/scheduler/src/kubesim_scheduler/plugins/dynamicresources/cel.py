@@ -179,6 +179,8 @@ def _eval_message(e: BaseException) -> str:
     args = getattr(e, "args", ())
     if args and isinstance(args[0], str):
         text = args[0]
+        if text.startswith("undeclared reference to "):
+            return text.split(" (in activation", 1)[0] + " (in container '')"
         if text.startswith("no such member in mapping: "):
             return "no such key: " + text.removeprefix("no such member in mapping: ").strip("'")
         return text
@@ -207,7 +209,61 @@ def compile_selector(expression: str) -> CompiledSelector:
     except Exception as e:  # celpy.CELParseError and friends
         text = " ".join(str(e).split())
         raise CelError(f"compilation failed: {text}") from e
+    problem = _check_references(ast, frozenset())
+    if problem:
+        raise CelError(f"compilation failed: ERROR: <input>: {problem}")
     return CompiledSelector(expression, program)
+
+
+_MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+_DEVICE_FIELDS = frozenset({"driver", "attributes", "capacity"})
+
+
+def _check_references(node: Any, bound: frozenset[str]) -> str | None:
+    """The checker's part cel-python leaves out: every identifier is `device` or a macro's
+    variable, and `device` has only its declared fields (upstream: compile errors)."""
+    data = getattr(node, "data", None)
+    children = list(getattr(node, "children", ()))
+    if data == "ident":
+        name = str(children[0])
+        if name != "device" and name not in bound:
+            return f"undeclared reference to '{name}' (in container '')"
+        return None
+    if data == "member_dot" and len(children) == 2:
+        if _ident_of(children[0]) == "device" and "device" not in bound:
+            field = str(children[1])
+            if field not in _DEVICE_FIELDS:
+                return f"undefined field '{field}'"
+    if data == "member_dot_arg" and len(children) == 3 and str(children[1]) in _MACROS:
+        problem = _check_references(children[0], bound)
+        if problem:
+            return problem
+        args = list(getattr(children[2], "children", ()))
+        var = _ident_of(args[0]) if args else None
+        if var is None:
+            return f"argument is not an identifier in {children[1]}()"
+        for arg in args[1:]:
+            problem = _check_references(arg, bound | {var})
+            if problem:
+                return problem
+        return None
+    for child in children:
+        if hasattr(child, "data"):
+            problem = _check_references(child, bound)
+            if problem:
+                return problem
+    return None
+
+
+def _ident_of(expr: Any) -> str | None:
+    """The identifier an expression consists of (a macro's loop variable), else None."""
+    node = expr
+    while hasattr(node, "data") and node.data != "ident":
+        kids = [c for c in node.children if hasattr(c, "data")]
+        if len(kids) != 1 or len(node.children) != 1:
+            return None
+        node = kids[0]
+    return str(node.children[0]) if getattr(node, "data", None) == "ident" else None
 
 
 def _split(name: str, driver: str) -> tuple[str, str]:
