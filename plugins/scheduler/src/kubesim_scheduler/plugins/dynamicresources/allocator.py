@@ -253,8 +253,10 @@ class _Run:
         self.steps = 0
 
     def _claim_name(self, i: int) -> str:
+        """klog.KObj: namespace/name, or the name alone for an object without a namespace."""
         meta = self.claims[i].get("metadata") or {}
-        return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+        ns = meta.get("namespace") or ""
+        return f"{ns}/{meta.get('name', '')}" if ns else str(meta.get("name", ""))
 
     def run(self) -> list[dict[str, Any]] | None:
         self.pools = gather_pools(self.a._slices, self.node)
