@@ -245,6 +245,19 @@ def test_allocator_pools_other_nodes_and_generations() -> None:
     assert results(allocate([claim("c", request())], sl)) == [["new"]]
 
 
+def test_allocator_device_taints_need_tolerations_when_the_gate_is_on() -> None:
+    """DRADeviceTaints: a tainted device is skipped unless the request tolerates the taint."""
+    taint = {"key": "maintenance", "value": "yes", "effect": "NoSchedule"}
+    sl = [resource_slice("worker", {**device("d1"), "taints": [taint]}, device("d2"))]
+    assert results(allocate([claim("c", request())], sl, device_taints=True)) == [["d2"]]
+    assert results(allocate([claim("c", request())], sl)) == [["d1"]]  # gate off: taints ignored
+    tolerant = request()
+    tolerant["exactly"]["tolerations"] = [{"key": "maintenance", "operator": "Exists", "effect": "NoSchedule"}]
+    assert results(allocate([claim("c", tolerant)], sl, device_taints=True)) == [["d1"]]
+    tolerant["exactly"]["tolerations"] = [{"key": "maintenance", "operator": "Equal", "value": "no"}]
+    assert results(allocate([claim("c", tolerant, request("r2"))], sl, device_taints=True)) is None
+
+
 def test_allocator_step_budget() -> None:
     from kubesim_scheduler.plugins.dynamicresources import AllocationTimeout
     """Upstream bounds Filter with a timeout; here the search's steps are bounded."""

@@ -1,5 +1,5 @@
 """Port of upstream's TestPlugin table (pkg/scheduler/framework/plugins/dynamicresources/
-dynamicresources_test.go): 31 cases, each run through the plugin's extension points in
+dynamicresources_test.go): 32 cases, each run through the plugin's extension points in
 upstream's order (PreEnqueue, PreFilter, Filter per node, Reserve on the first feasible node,
 then PreBind, or Unreserve before PreBind, or Unreserve after a failed bind; PostFilter when
 no node is feasible), checking statuses and the ResourceClaims in the API afterwards.
@@ -327,6 +327,11 @@ CASES: dict[str, Case] = {
         slices=[make_slice(NODE, {**dev("instance-1"), "taints": [{"key": "taint-key", "value": "taint-value",
                                                                      "effect": "NoSchedule"}]})],
         in_flight=[CLAIM], claims_after={CLAIM: becomes(IN_USE)}),
+    "tainted-device-enabled": Case(
+        POD_WITH_CLAIM_NAME, claims=[PENDING], classes=[device_class()], gates={"DRADeviceTaints": True},
+        slices=[make_slice(NODE, {**dev("instance-1"), "taints": [{"key": "taint-key", "value": "taint-value",
+                                                                     "effect": "NoSchedule"}]})],
+        filter={NODE: st(UAU, "cannot allocate all claims")}, postfilter=STILL_NOT_SCHEDULABLE),
     "request-admin-access-with-DRAAdminAccess-featuregate": Case(
         POD_WITH_CLAIM_NAME, claims=[admin(PENDING), OTHER_ALLOCATED], classes=[device_class()], slices=[WORKER_SLICE],
         gates={"DRAAdminAccess": True}, in_flight=[CLAIM], claims_after={CLAIM: becomes(admin(IN_USE))}),
@@ -396,7 +401,7 @@ def test_plugin(name: str) -> None:
 
 def test_ported_case_count() -> None:
     """The closing note reports this count."""
-    assert len(CASES) == 31
+    assert len(CASES) == 32
 
 
 def test_large_claim_without_timeout_cannot_allocate() -> None:

@@ -10,8 +10,8 @@ firstAvailable subrequests (DRAPrioritizedList, beta and on in v1.34); devices m
 the class's and the request's CEL selectors; matchAttribute constraints; adminAccess
 requests may use devices already in use. Partitionable devices, binding conditions and
 consumable capacity (alpha in v1.34, off by default) are not modelled: such devices are
-skipped, as upstream does with those gates off; device taints (DRADeviceTaints, alpha, off)
-are ignored.
+skipped, as upstream does with those gates off. Device taints count only with DRADeviceTaints
+(alpha, off): then a tainted device needs a matching toleration in the request.
 
 Determinism: upstream iterates pools in Go map order (random); here pools are sorted by
 (driver, pool name), slices keep the lister's order, devices their order in the slice.
@@ -191,6 +191,19 @@ class _MatchAttribute:
             self.count -= 1
 
 
+def _tolerated(taint: Obj, tolerations: Sequence[Obj]) -> bool:
+    """taintTolerated / resourceclaim.ToleratesTaint: some toleration of the request matches."""
+    for t in tolerations:
+        if t.get("effect") and t.get("effect") != taint.get("effect"):
+            continue
+        if t.get("key") and t.get("key") != taint.get("key"):
+            continue
+        op = t.get("operator") or "Equal"
+        if op == "Exists" or (op == "Equal" and (t.get("value") or "") == (taint.get("value") or "")):
+            return True
+    return False
+
+
 def _lookup_attribute(device: Obj, device_id: DeviceID, name: str) -> tuple[str, Any] | None:
     attrs_ = device.get("attributes") or {}
     value = attrs_.get(name)
@@ -223,6 +236,7 @@ class Allocator:
         *,
         admin_access: bool = True,
         prioritized_list: bool = True,
+        device_taints: bool = False,
         max_steps: int = DEFAULT_MAX_STEPS,
     ) -> None:
         self._classes = classes
@@ -230,6 +244,7 @@ class Allocator:
         self._allocated = allocated
         self.admin_access = admin_access
         self.prioritized_list = prioritized_list
+        self.device_taints = device_taints
         self.max_steps = max_steps
 
     def allocate(self, node: Obj | None, claims: Sequence[Obj]) -> list[dict[str, Any]] | None:
@@ -410,7 +425,6 @@ class _Run:
     def _selectable(self, key: tuple[int, int, int], rd: _Request, sl: Obj, device: Obj, did: DeviceID) -> bool:
         if device.get("bindingConditions") or device.get("consumesCounters"):
             return False  # DRADeviceBindingConditions, DRAPartitionableDevices: alpha, off
-        # device taints (DRADeviceTaints, alpha, off) are ignored, as upstream does with the gate off
         mk = (did, key)
         cached = self.matches.get(mk)
         if cached is not None:
@@ -443,6 +457,9 @@ class _Run:
             if ci in self.allocating.get(did, ()):
                 return None
         elif did in self.a._allocated or self.allocating.get(did):
+            return None
+        tolerations = rd.spec.get("tolerations") or ()
+        if self.a.device_taints and not all(_tolerated(t, tolerations) for t in device.get("taints") or ()):
             return None
         base, sub = (rd.parent, rd.name) if rd.parent else (rd.name, "")
         cons = self.constraints[ci]

@@ -247,6 +247,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             s.allocator = Allocator(self._device_class, slices, self._allocated_devices(),
                                     admin_access=self.handle.feature("DRAAdminAccess"),
                                     prioritized_list=self.handle.feature("DRAPrioritizedList"),
+                                    device_taints=self.handle.feature("DRADeviceTaints"),
                                     max_steps=self._max_steps)
         s.claims = claims
         return None, None
