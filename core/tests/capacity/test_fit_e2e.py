@@ -7,9 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from kubesim.testing import KubesimRun
 
 from .cases import node, pod, write, write_list
+
+pytestmark = pytest.mark.needs_plugins  # runs the scheduler (and kubelet) plugins
 
 RunKubesim = Callable[..., KubesimRun]
 

@@ -7,9 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from kubesim.testing import KubesimRun
 
 from .cases import node, pod, write, write_list
+
+pytestmark = pytest.mark.needs_plugins  # runs the scheduler (and kubelet) plugins
 
 RunKubesim = Callable[..., KubesimRun]
 
@@ -172,3 +176,20 @@ def test_add_nodes_counts_daemonset_pods_on_new_nodes(run_kubesim: RunKubesim, t
     answer = _json(run_kubesim, "--add-nodes", "node.json")
     assert answer["nodesToAdd"] == 3
     assert {p["nodeName"] for p in answer["placements"]} == {"n1", "new-0", "new-1", "new-2"}
+
+
+def test_daemonset_pods_tolerate_what_the_daemonset_controller_lets_them(run_kubesim: RunKubesim,
+                                                                         tmp_path: Path) -> None:
+    # the template node starts tainted memory-pressure:NoSchedule; the pending pods tolerate every
+    # taint and the DaemonSet's template none, but the DaemonSet controller adds a toleration of
+    # memory-pressure to its pods: each new node runs the agent (1 cpu), so three 1-cpu pods
+    # need three 2-cpu nodes, not two
+    agent = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "default"},
+             "spec": {"selector": {"matchLabels": {"ds": "agent"}}, "template": {
+                 "metadata": {"labels": {"ds": "agent"}},
+                 "spec": {"containers": [{"name": "c", "image": "agent", "resources": {"requests": {"cpu": "1"}}}]}}}}
+    pending = [pod(f"p{i}", cpu="1", memory="100Mi", tolerations=[{"operator": "Exists"}]) for i in range(3)]
+    write_list(tmp_path / "cluster.json", [agent, *pending])
+    template = node("new", cpu="2", taints=[{"key": "node.kubernetes.io/memory-pressure", "effect": "NoSchedule"}])
+    write(tmp_path / "node.json", template)
+    assert _json(run_kubesim, "--add-nodes", "node.json")["nodesToAdd"] == 3

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from kubesim.testing import (
@@ -157,6 +158,7 @@ def _placements(exported: list[Obj]) -> tuple[dict[str, str], dict[str, int]]:
     return bound, pending
 
 
+@pytest.mark.needs_plugins
 def test_round_trip_keeps_every_placement(run_kubesim: Any, tmp_path: Path) -> None:
     write_yaml(tmp_path / "source.yaml", _workload_scenario())
     source = run_kubesim("run", "source.yaml", "--export-cluster", "cluster.yaml")
@@ -174,6 +176,7 @@ def test_round_trip_keeps_every_placement(run_kubesim: Any, tmp_path: Path) -> N
     assert _placements(replay.exported) == (bound, pending)
 
 
+@pytest.mark.needs_plugins
 def test_controller_mode_leaves_workload_pods_to_their_controllers(run_kubesim: Any, tmp_path: Path) -> None:
     write_yaml(tmp_path / "source.yaml", _workload_scenario())
     source = run_kubesim("run", "source.yaml", "--export-cluster", "cluster.yaml")
@@ -255,6 +258,7 @@ def _every_kind() -> list[Obj]:
     ]
 
 
+@pytest.mark.needs_plugins
 def test_every_kind_is_cleaned_into_a_valid_scenario(run_kubesim: Any, tmp_path: Path) -> None:
     (tmp_path / "all.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": _every_kind()}))
     result = _import(run_kubesim, "--from", "all.yaml", "-o", "all-scenario.yaml")
@@ -275,6 +279,7 @@ def test_every_kind_is_cleaned_into_a_valid_scenario(run_kubesim: Any, tmp_path:
     assert validated.returncode == 0, validated.stderr
 
 
+@pytest.mark.needs_plugins
 def test_namespaces_used_but_not_listed_are_created(run_kubesim: Any, tmp_path: Path) -> None:
     # an older kube-scheduler-simulator export has no "namespaces" list
     export = {"nodes": [{"metadata": {"name": "node-1"}, "status": node("node-1")["status"]}],

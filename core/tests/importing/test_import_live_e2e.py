@@ -70,6 +70,7 @@ def _imported(result: KubesimRun, path: Path) -> list[dict[str, Any]]:
             if "createOperation" in op]
 
 
+@pytest.mark.needs_plugins
 def test_live_import_equals_the_import_of_its_dump(live: KubesimServer, run_kubesim: Any, tmp_path: Path) -> None:
     kubeconfig = str(live.kubeconfig)
     objs = _imported(run_kubesim("import", "--kubeconfig", kubeconfig, "-o", "live.yaml"), tmp_path / "live.yaml")

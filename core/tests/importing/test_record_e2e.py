@@ -11,11 +11,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from kubernetes import client, config
 
 from kubesim.testing import KubesimServer
 from kubesim.testing.cli import kubesim_command
+
+pytestmark = pytest.mark.needs_plugins  # runs the scheduler (and kubelet) plugins
 
 WAIT = 30.0
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from kubesim.testing import KubesimServer
+from kubesim.testing.watchstream import get
 
 KubectlRun = Callable[..., "subprocess.CompletedProcess[str]"]
 
@@ -43,9 +44,8 @@ spec:
 
 
 def _get(server: KubesimServer, path: str, accept: str | None = None) -> tuple[str, Any]:
-    headers = {"Accept": accept} if accept else {}
-    with urllib.request.urlopen(urllib.request.Request(server.url + path, headers=headers), timeout=10) as reply:
-        return reply.headers["Content-Type"], json.load(reply)
+    content_type, body = get(server.url, path, accept)
+    return content_type, json.loads(body)
 
 
 def _resources(discovery_list: dict[str, Any], group: str) -> dict[str, dict[str, Any]]:

@@ -51,6 +51,7 @@ def live_server(tmp_path: Path) -> Iterator[KubesimServer]:
         yield running
 
 
+@pytest.mark.needs_plugins
 def test_replica_set_pods_are_created_and_scheduled(live_server: KubesimServer) -> None:
     api = config.new_client_from_config(config_file=str(live_server.kubeconfig))
     core, apps = client.CoreV1Api(api), client.AppsV1Api(api)
@@ -84,6 +85,7 @@ def test_no_live_leaves_writes_alone(tmp_path: Path) -> None:
         assert core.list_namespaced_pod("default", _request_timeout=20).items == []
 
 
+@pytest.mark.needs_plugins
 def test_kubectl_delete_of_a_running_pod_returns_at_once(live_server: KubesimServer, kubectl: str) -> None:
     """A bound pod's graceful deletion ends in live mode: the clock jumps to its deletionTimestamp
     (the kubelet removes it), so `kubectl delete` (which waits until the pod is gone) returns."""

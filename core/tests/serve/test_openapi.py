@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import urllib.request
 from collections.abc import Callable
 from typing import Any
 
 from kubesim.testing import KubesimServer
+from kubesim.testing.watchstream import get
 
 KubectlRun = Callable[..., "subprocess.CompletedProcess[str]"]
 
@@ -40,9 +40,7 @@ spec:
 
 
 def _fetch(server: KubesimServer, path: str, accept: str = "application/json") -> tuple[str, bytes]:
-    request = urllib.request.Request(server.url + path, headers={"Accept": accept})
-    with urllib.request.urlopen(request, timeout=30) as reply:
-        return reply.headers["Content-Type"], reply.read()
+    return get(server.url, path, accept, timeout=30)
 
 
 def _v3(server: KubesimServer, gv: str) -> dict[str, Any]:

@@ -160,6 +160,7 @@ OPERATOR = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.needs_plugins
 def test_a_kopf_operator_is_a_pre_simulation_controller(tmp_path: Path) -> None:
     (tmp_path / "seen_operator.py").write_text(OPERATOR)
     settled = "kopf-op=no pods where metadata.annotations[kopf.zalando.org/last-handled-configuration]="

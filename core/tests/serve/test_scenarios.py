@@ -79,6 +79,7 @@ def scenario(name: str, *operations: dict[str, Any]) -> dict[str, Any]:
                      "operations": list(operations)}}
 
 
+@pytest.mark.needs_plugins
 def test_timeline_is_byte_identical_to_kubesim_run(server: KubesimServer, kubectl: str, tmp_path: Path) -> None:
     # kubectl sends objects with their keys sorted (Go maps): so does this file, for `kubesim run` too
     source = tmp_path / "quickstart.json"
@@ -96,6 +97,7 @@ def test_timeline_is_byte_identical_to_kubesim_run(server: KubesimServer, kubect
     assert json.dumps(got, indent=2) == json.dumps(expected, indent=2)
 
 
+@pytest.mark.needs_plugins
 def test_paused_scenario_resumes_on_patch_and_done_succeeds(server: KubesimServer, kubectl: str) -> None:
     api = scenarios_api(server)
     kubectl_run(kubectl, server, "create", "-f", "-", "--validate=false",
@@ -115,6 +117,7 @@ def test_paused_scenario_resumes_on_patch_and_done_succeeds(server: KubesimServe
     assert pods == ["node-a", "node-a"]
 
 
+@pytest.mark.needs_plugins
 def test_operations_for_past_steps_are_rejected(server: KubesimServer, kubectl: str) -> None:
     api = scenarios_api(server)
     kubectl_run(kubectl, server, "create", "-f", "-", "--validate=false",
@@ -145,6 +148,7 @@ def test_operations_for_past_steps_are_rejected(server: KubesimServer, kubectl: 
     assert len(get_scenario(api, "past")["spec"]["operations"]) == 2
 
 
+@pytest.mark.needs_plugins
 def test_scenarios_are_queued_in_creation_order(server: KubesimServer, kubectl: str) -> None:
     api = scenarios_api(server)
     api.create_cluster_custom_object(GROUP, VERSION, PLURAL, scenario("first", node("node-a", 0), pod("a", 1)),
@@ -173,6 +177,7 @@ def test_scenarios_are_queued_in_creation_order(server: KubesimServer, kubectl: 
     assert sorted(names) == ["second", "third"]
 
 
+@pytest.mark.needs_plugins
 def test_a_failing_scenario_fails_and_the_server_goes_on(server: KubesimServer) -> None:
     api = scenarios_api(server)
     missing = {"step": 1, "patchOperation": {
@@ -197,6 +202,7 @@ def test_invalid_scenarios_are_refused_at_creation(server: KubesimServer) -> Non
     assert "spec.operations[0]" in info.value.body
 
 
+@pytest.mark.needs_plugins
 def test_deleting_a_running_scenario_stops_it(server: KubesimServer, kubectl: str) -> None:
     api = scenarios_api(server)
     steps = [{"step": i, "createOperation": {"object": {
@@ -228,6 +234,7 @@ def test_operations_on_unknown_kinds_are_refused(server: KubesimServer) -> None:
     assert body["reason"] == "Invalid" and "spec.operations[0]" in body["message"], body
 
 
+@pytest.mark.needs_plugins
 def test_kubectl_edit_adds_operations_to_a_paused_scenario(server: KubesimServer, kubectl: str,
                                                            tmp_path: Path) -> None:
     api = scenarios_api(server)

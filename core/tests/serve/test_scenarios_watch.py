@@ -7,9 +7,13 @@ import json
 import subprocess
 import time
 
+import pytest
+
 from kubesim.testing import KubesimServer
 
 from .test_scenarios import kubectl_run, node, pod, scenario, scenarios_api, wait_phase
+
+pytestmark = pytest.mark.needs_plugins  # runs the scheduler (and kubelet) plugins
 
 WAIT = 30.0
 

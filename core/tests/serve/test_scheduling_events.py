@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from kubernetes import client, config
 
 from kubesim.testing import KubesimServer
 
 from .test_scenarios import kubectl_run, node, pod, scenario, scenarios_api, wait_phase
+
+pytestmark = pytest.mark.needs_plugins  # runs the scheduler (and kubelet) plugins
 
 
 def _run(server: KubesimServer, kubectl: str) -> None:

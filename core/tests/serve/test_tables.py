@@ -15,6 +15,7 @@ import pytest
 
 from kubesim.serve.tables import human_duration
 from kubesim.testing import KubesimServer
+from kubesim.testing.watchstream import get
 
 KubectlRun = Callable[..., "subprocess.CompletedProcess[str]"]
 
@@ -56,9 +57,8 @@ count: 2
 
 
 def _table(server: KubesimServer, path: str, accept: str = _KUBECTL_ACCEPT) -> tuple[str, dict[str, Any]]:
-    request = urllib.request.Request(server.url + path, headers={"Accept": accept})
-    with urllib.request.urlopen(request, timeout=10) as reply:
-        return reply.headers["Content-Type"], json.load(reply)
+    content_type, body = get(server.url, path, accept)
+    return content_type, json.loads(body)
 
 
 def _columns(table: dict[str, Any], wide: bool = False) -> list[str]:
@@ -220,6 +220,7 @@ spec:
                                                ["widgets.example.com", "2025-01-01T00:00:00Z"]]
 
 
+@pytest.mark.needs_plugins
 def test_kubectl_get_scenarios(run_kubectl: KubectlRun) -> None:
     assert "No resources found" in run_kubectl("get", "scenarios").stderr
     run_kubectl("apply", "-f", str(_QUICKSTART))

@@ -1,6 +1,7 @@
 """Ported tables of pkg/scheduler/framework/preemption/preemption_test.go (v1.34 semantics):
 nodes where preemption might help (NodeToStatus.NodesForStatusCode), DryRunPreemption with
-a fake preemption interface, prepareCandidate / prepareCandidateAsync; plus the helpers of
+a fake preemption interface, SelectCandidate with a plugin's own score functions,
+prepareCandidate / prepareCandidateAsync; plus the helpers of
 pkg/scheduler/util (MoreImportantPod, GetEarliestPodStartTime), pickOneNodeForPreemption
 and filterPodsWithPDBViolation.
 """
@@ -130,6 +131,38 @@ def test_dry_run_error_statuses() -> None:
     got, statuses, errs = ev.dry_run_preemption(state, pi, h.rows_by_name(), [], 0, 1)
     assert got == [] and [e.message() for e in errs] == ['expected at least one victim pod on node "node1"']
     assert statuses.get("node1").code == Code.ERROR
+
+
+# ------------------------------------------------------------------------ TestSelectCandidate
+
+class FakeScoreInterface(FakeInterface):
+    """preemption_test.go's FakePreemptionScorePostFilterPlugin: one PDB-violating victim per
+    node, and one score function: the fewer containers among the victims, the better."""
+
+    def __init__(self, handle: Any) -> None:
+        super().__init__(handle, num_violating=1)
+
+    def ordered_score_funcs(self, victims: Mapping[str, Victims]) -> Any:
+        def fewest_containers(node_name: str) -> int:
+            return -sum(len((p.pod.get("spec") or {}).get("containers") or ())
+                        + len((p.pod.get("spec") or {}).get("initContainers") or ()) for p in victims[node_name].pods)
+
+        return [fewest_containers]
+
+
+def test_select_candidate_with_the_plugin_score_functions() -> None:
+    """TestSelectCandidate: "pod has different number of containers on each node" -> node2."""
+    pods = [pod("p1.1", node="node1", prio=MID), pod("p2.1", node="node2", prio=MID), pod("p3.1", node="node3", prio=MID)]
+    for p, n in zip(pods, (2, 1, 3)):
+        p["spec"]["containers"] = [{"name": f"container{i}", "image": "i"} for i in range(1, n + 1)]
+    h = Harness([node(f"node{i}") for i in (1, 2, 3)], pods, pre_filter=(), filter=())
+    iface = FakeScoreInterface(h.fw.handle)
+    ev = Evaluator("FakePreemptionScorePostFilter", h.fw.handle, iface, async_preemption=False)
+    state, pi = h.state_for(pod("p", prio=HIGH, req={"cpu": "500m", "memory": "500"}))
+    rows = h.rows_by_name()
+    candidates, _, _ = ev.dry_run_preemption(state, pi, rows, [], 0, len(rows))
+    best = ev.select_candidate(candidates)
+    assert best is not None and best.name == "node2"
 
 
 def test_aggregate_errors() -> None:

@@ -99,6 +99,36 @@ def _explain(sim: SchedulingSimulator, pods: Sequence[Mapping[str, Any]],
     return sorted(out)
 
 
+# the tolerations the DaemonSet controller adds to every pod it creates (upstream:
+# pkg/controller/daemon/util/daemonset_util.go AddOrUpdateDaemonPodTolerations)
+_DAEMON_TOLERATIONS = (
+    ("node.kubernetes.io/not-ready", "NoExecute"),
+    ("node.kubernetes.io/unreachable", "NoExecute"),
+    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+)
+_HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
+
+
+def daemon_tolerations(spec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The pod spec's tolerations with the DaemonSet controller's own: each replaces the one that
+    matches it (same key, operator, value and effect; upstream MatchToleration) or is appended."""
+    tolerations = [dict(t) for t in spec.get("tolerations") or () if isinstance(t, Mapping)]
+    wanted = list(_DAEMON_TOLERATIONS) + ([_HOST_NETWORK_TOLERATION] if spec.get("hostNetwork") else [])
+    for key, effect in wanted:
+        toleration = {"key": key, "operator": "Exists", "effect": effect}
+        same = [i for i, t in enumerate(tolerations) if (t.get("key") or "", t.get("operator") or "Equal",
+                                                         t.get("value") or "", t.get("effect") or "")
+                == (key, "Exists", "", effect)]
+        for i in same:
+            tolerations[i] = dict(toleration)
+        if not same:
+            tolerations.append(toleration)
+    return tolerations
+
+
 def daemon_pods(make: Factory, objects: Sequence[Mapping[str, Any]], probe: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The pods of the cluster's DaemonSets that a template node would run: each DaemonSet's pod
     template, kept when the scheduler places it on `probe` (one template node, alone), in
@@ -114,6 +144,7 @@ def daemon_pods(make: Factory, objects: Sequence[Mapping[str, Any]], probe: Mapp
         meta, tmpl = ds.get("metadata") or {}, (ds.get("spec") or {}).get("template") or {}
         tmeta = tmpl.get("metadata") or {}
         spec: dict[str, Any] = dict(tmpl.get("spec") or {})
+        spec["tolerations"] = daemon_tolerations(spec)
         pod: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
                "metadata": {"name": f"{meta.get('name', '')}-{node_name}", "namespace": meta.get("namespace") or "default",
                             "labels": dict(tmeta.get("labels") or {}),

@@ -25,12 +25,12 @@ from kubesim.capacity import (
 from kubesim.capacity.copies import pod_key
 from kubesim.capacity.report import addition_table, fit_table, removal_table
 from kubesim.cli.logconfig import configure_logging
+from kubesim.cli.report import EXIT_FAILED, EXIT_INVALID, fail
 from kubesim.errors import InvalidInput, Problem
 from kubesim.plugins import Hooks
 
 __all__ = ["capacity_command"]
 
-EXIT_INVALID = 2
 
 
 def _fail(problems: Sequence[Problem | str]) -> None:
@@ -64,9 +64,13 @@ def capacity_command(hooks: Hooks) -> click.Command:
     """The `capacity` command, with the scheduler's `run` options (--scheduler-config ...)."""
 
     @click.command()
-    @click.option("--cluster", "cluster_file", required=True, type=click.Path(dir_okay=False),
+    @click.option("--cluster", "cluster_file", type=click.Path(dir_okay=False),
                   help="The cluster: a scenario file (its final state, as `kubesim run` leaves it) or a "
                        "kubectl-style List (e.g. `kubesim run --export-cluster` output).")
+    @click.option("--kubeconfig", type=click.Path(dir_okay=False),
+                  help="Or a live cluster, read through this kubeconfig as `kubesim import` reads it "
+                       "(default with --context: $KUBECONFIG or ~/.kube/config).")
+    @click.option("--context", help="The kubeconfig context of the live cluster (default: its current-context).")
     @click.option("--pod", "pod_file", type=click.Path(dir_okay=False),
                   help="How many more copies of this pod fit (with --add-nodes: --count copies to place too).")
     @click.option("--max", "max_copies", type=click.IntRange(min=1), default=None,
@@ -83,15 +87,22 @@ def capacity_command(hooks: Hooks) -> click.Command:
                   show_default=True, help="Output format.")
     @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the scheduler's tie-breaking.")
     @click.pass_context
-    def capacity(ctx: click.Context, /, cluster_file: str, pod_file: str | None, max_copies: int | None,
+    def capacity(ctx: click.Context, /, cluster_file: str | None, kubeconfig: str | None, context: str | None,
+                 pod_file: str | None, max_copies: int | None,
                  node_file: str | None, count: int, max_nodes: int, remove_nodes: bool, output: str, seed: int,
                  **plugin_options: Any) -> None:
-        """Answer a capacity question on the cluster in --cluster with the real scheduler: --pod
-        (how many more copies fit), --add-nodes (how many nodes to add) or --remove-nodes."""
+        """Answer a capacity question with the real scheduler, on the cluster in --cluster or a live
+        cluster (--kubeconfig/--context): --pod (how many more copies fit), --add-nodes (how many
+        nodes to add) or --remove-nodes (which nodes can be drained)."""
         configure_logging(-1)
         _check_question(ctx, pod_file, node_file, remove_nodes)
+        if (cluster_file is None) == (kubeconfig is None and context is None):
+            _fail(["give the cluster: --cluster FILE, or --kubeconfig/--context for a live cluster (not both)"])
         try:
-            objects = cluster_objects(cluster_file, _scenario_cluster(hooks, seed, plugin_options))
+            if cluster_file is not None:
+                objects = cluster_objects(cluster_file, _scenario_cluster(hooks, seed, plugin_options))
+            else:
+                objects = _live_objects(kubeconfig, context)
             template = load_pod_template(pod_file) if pod_file else None
             node_template = load_node_template(node_file) if node_file else None
         except InvalidInput as exc:
@@ -121,6 +132,19 @@ def capacity_command(hooks: Hooks) -> click.Command:
     for option in hooks.run_options():
         capacity.params.append(option)
     return capacity
+
+
+def _live_objects(kubeconfig: str | None, context: str | None) -> list[dict[str, Any]]:
+    """The live cluster's objects as the server returns them (not cleaned: the drain rules read
+    ownerReferences), through `kubesim import`'s reader."""
+    from kubesim.importing import KubeconfigError, LiveImportError, read_cluster
+
+    try:
+        return read_cluster(kubeconfig, context)
+    except KubeconfigError as exc:
+        fail(str(exc), EXIT_INVALID)
+    except LiveImportError as exc:
+        fail(str(exc), EXIT_FAILED)
 
 
 def _check_question(ctx: click.Context, pod_file: str | None, node_file: str | None, remove_nodes: bool) -> None:

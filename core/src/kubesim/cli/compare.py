@@ -6,6 +6,8 @@ twice, the first value for run A (the baseline) and the second for run B; given 
 it applies to both; an empty value (`--scheduler-config=`) leaves it unset for that
 run. The other run flags (--seed, ...) apply to both.
 `kubesim compare a.json b.json` compares two results that `kubesim run -o` wrote.
+`kubesim compare --recorded result.json` compares a replay of a `kubesim record` scenario
+with what the recorded cluster's scheduler did (kubesim.cli.compare_recorded).
 
 Exit codes: 0; 1 when `--fail-if-worse METRIC` finds B worse than A on METRIC, or a
 run failed; 2 for invalid input.
@@ -28,6 +30,7 @@ from rich.table import Table as RichTable
 from kubesim.api import Scenario, ScenarioPhase, unstructure
 from kubesim.api.loader import load_documents
 from kubesim.input_limits import RESULT_LIMITS
+from kubesim.cli.compare_recorded import compare_with_recording
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
@@ -230,6 +233,9 @@ def compare_command(hooks: Hooks) -> click.Command:
     @click.option("--rows", type=int, default=DEFAULT_ROWS, show_default=True,
                   help="Pods listed in the terminal table.")
     @click.option("--scenario", help="The scenario of this name (files may hold several).")
+    @click.option("--recorded", is_flag=True,
+                  help="FILES is one result of replaying a `kubesim record` scenario: compare its placements "
+                       "with the recorded cluster's scheduler's.")
     @click.option("--keep-results", type=click.Path(file_okay=False),
                   help="Scenario mode: write the two results to this directory (result-a.json, result-b.json).")
     @click.option("--seed", type=int, default=0, show_default=True, help="Seed for both runs.")
@@ -243,7 +249,7 @@ def compare_command(hooks: Hooks) -> click.Command:
                   help="Fail a run whose cluster grows past this many objects.")
     @click.option("-v", "--verbose", count=True, help="Log the runs (info; -vv for debug); warnings only by default.")
     def compare_cmd(files: tuple[str, ...], as_json: bool, output: str | None, fail_if_worse: tuple[str, ...],
-                    rows: int, scenario: str | None, keep_results: str | None, seed: int,
+                    rows: int, scenario: str | None, recorded: bool, keep_results: str | None, seed: int,
                     step_duration: timedelta, start_time: datetime, allow_unknown_targets: bool,
                     max_objects: int, verbose: int,
                     **plugin_values: Any) -> None:
@@ -255,6 +261,12 @@ def compare_command(hooks: Hooks) -> click.Command:
         kubesim.results.fragmentation).
         """
         configure_logging(verbose - 1)
+        if recorded:
+            if len(files) != 1 or fail_if_worse or keep_results:
+                fail("--recorded takes one result file (of `kubesim run` on a recorded scenario), "
+                     "without --fail-if-worse or --keep-results", EXIT_INVALID)
+            compare_with_recording(files[0], scenario, as_json=as_json, output=output, rows=rows)
+            return
         if len(files) > 2:
             fail("compare takes one scenario file or two result files", EXIT_INVALID)
         loaded = _load_pair(files, scenario)

@@ -23,6 +23,7 @@ import json_merge_patch
 from kubesim.api import ObjectMeta, PatchOperation, PatchOperationResult, PodResult, ScenarioStep, TypeMeta
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.controllers.client import Client
+from kubesim.feature_gates import FeatureGates
 
 if TYPE_CHECKING:
     from kubesim.api import StepPhase
@@ -182,6 +183,7 @@ class Runtime:
         self.recorder = Recorder(timeline)
         self.step_status = step_status
         self.options: Mapping[str, Any] = dict(options or {})
+        self._feature_gates: FeatureGates | None = None
         self.capabilities = capabilities or Capabilities()
         cluster.graceful_pod_deletion = self.capabilities.graceful_pod_deletion
 
@@ -205,6 +207,14 @@ class Runtime:
                       seed=seed, options=options, capabilities=capabilities)
         runtime.install_extensions()
         return runtime
+
+    @property
+    def feature_gates(self) -> FeatureGates:
+        """The feature gates in force (`--feature-gates`, else kube-scheduler v1.34's defaults):
+        `runtime.feature_gates.enabled("DynamicResourceAllocation")`."""
+        if self._feature_gates is None:
+            self._feature_gates = FeatureGates(self.options.get("feature_gates") or None)
+        return self._feature_gates
 
     def install_extensions(self) -> None:
         """Register the plugins' CRDs and admission hooks (which get this runtime) on the cluster."""

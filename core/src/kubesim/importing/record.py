@@ -20,12 +20,10 @@ import attrs
 
 from .cleaning import clean_object, owner_of
 from .kinds import spec_for
+from .placements import RECORDED_NODE_ANNOTATION, RECORDED_PLACEMENTS_ANNOTATION, encode, placement_counts
 from .scenario import LEFT_TO_CONTROLLER, scenario_from_objects
 
 __all__ = ["RECORDED_NODE_ANNOTATION", "Change", "Recording"]
-
-RECORDED_NODE_ANNOTATION = "record.kubesim.io/node"
-"""The node the recorded cluster's scheduler bound a pod to (the replay schedules it anew)."""
 
 
 @attrs.frozen
@@ -80,6 +78,8 @@ class Recording:
             spec = spec_for(str(obj.get("apiVersion")), str(obj.get("kind")))
             if spec is not None:
                 self._known[_key(obj)] = clean_object(obj, spec.namespaced)
+        self._pods = {_key(o): o for o in self.initial if o.get("kind") == "Pod"}
+        """Every pod as last seen, those left to kubesim's controllers too: the real placements."""
         self._ops: list[dict[str, Any]] = []
         self._created_pods: dict[tuple[str, str, str, str], dict[str, Any]] = {}
         self.seconds = 0.0
@@ -97,6 +97,11 @@ class Recording:
     def add(self, change: Change) -> None:
         """Record one watch event (in arrival order)."""
         obj = change.object
+        if obj.get("kind") == "Pod" and self.keep(obj):
+            if change.type == "DELETED":
+                self._pods.pop(_key(obj), None)
+            elif change.type in ("ADDED", "MODIFIED"):
+                self._pods[_key(obj)] = obj
         spec = spec_for(str(obj.get("apiVersion")), str(obj.get("kind")))
         if (spec is None or change.type not in ("ADDED", "MODIFIED", "DELETED") or not self.keep(obj)
                 or self._left_to_controller(obj)):
@@ -177,4 +182,6 @@ class Recording:
         covered = max(1, math.ceil(self.seconds / self.step_seconds))  # the steps the recording's time spans
         final = max([o["step"] for o in ops] + [covered])
         ops.append({"id": "done", "step": final + 1, "doneOperation": {}})
+        placements = encode(placement_counts(self._pods.values()))
+        doc["metadata"].setdefault("annotations", {})[RECORDED_PLACEMENTS_ANNOTATION] = placements
         return doc

@@ -17,7 +17,7 @@ import urllib.parse
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["WatchStream", "connection", "request_json"]
+__all__ = ["WatchStream", "connection", "get", "request_json"]
 
 
 def connection(url: str, timeout: float = 10.0) -> http.client.HTTPConnection:
@@ -47,6 +47,15 @@ def request_json(url: str, method: str, path: str, body: Any = None, *, token: s
         if via is None:
             conn.close()
     return response.status, json.loads(data) if data else None
+
+
+def get(url: str, path: str, accept: str | None = None, *, timeout: float = 10.0) -> tuple[str, bytes]:
+    """A GET (Accept `accept` if given); (Content-Type, body). Raises urllib.error.HTTPError for >= 400."""
+    import urllib.request
+
+    headers = {"Accept": accept} if accept else {}
+    with urllib.request.urlopen(urllib.request.Request(url + path, headers=headers), timeout=timeout) as reply:
+        return str(reply.headers["Content-Type"]), reply.read()
 
 
 class WatchStream:

@@ -27,7 +27,7 @@ from kubesim import Controller, ControllerWaiter, PodResult, Runtime
 from kubesim.api import ScenarioPodScheduleResult
 from kubesim.cluster import WatchEvent, copy_tree
 from kubesim.errors import ApiError, NotFound
-from kubesim.k8s.keys import namespaced_name
+from kubesim.k8s.keys import namespaced_name, object_key
 
 from .annotations import attempt_annotations
 from .attempt import ScheduleAttempt
@@ -90,6 +90,7 @@ class SchedulerController(Controller):
             extenders=extenders,
             record_results=self.annotations,
             writer=self,
+            feature_gates=runtime.feature_gates.as_dict(),
         )
         self.history: dict[str, list[ScenarioPodScheduleResult]] = {}
         # KEP "tried twice": tries count per pod within the current epoch; an epoch ends
@@ -103,7 +104,10 @@ class SchedulerController(Controller):
         self._unwatch = self.reader.watch(self._on_event)
         for node in self.reader.list("v1", "Node"):
             self.scheduler.add_node(node)
-        for pod in self.reader.list("v1", "Pod"):
+        # the informer's first list comes in the API server's storage key order
+        # ("namespace/name": "team-a/x" before "team/x"), and the cache appends each node's
+        # pods in that order
+        for pod in sorted(self.reader.list("v1", "Pod"), key=object_key):
             if not _terminal(pod):
                 self._pod_added(pod)
 

@@ -99,6 +99,8 @@ class EventHandlers:
             return
         self.pods[key] = pod
         if self._confirms_assumed(key, old, pod):
+            # upstream AddPod of an assumed pod is updatePod (remove + add): it moves to the end
+            self.table.move_pod_to_end(key)
             self.queue.delete(key)
             return
         pi = PodInfo(pod)
@@ -122,9 +124,9 @@ class EventHandlers:
     def _confirms_assumed(self, key: str, old: Mapping[str, Any], pod: Mapping[str, Any]) -> bool:
         """The binding of a pod this scheduler assumed, changing nothing else it reads.
 
-        upstream's cache.AddPod of an assumed pod swaps in the informer's copy; the assumed
-        PodInfo already accounts exactly this pod on this node, so it is kept (no parse, no
-        row change for the plugins' indexes). Only spec.nodeName, the status conditions and
+        upstream's cache.AddPod of an assumed pod swaps in the informer's copy by remove +
+        add; the assumed PodInfo already accounts exactly this pod on this node, so it
+        is kept (no parse, no change for the plugins' indexes) and only moved to the end. Only spec.nodeName, the status conditions and
         metadata.resourceVersion may differ from the assumed copy.
         """
         if (old.get("spec") or {}).get("nodeName"):

@@ -1,4 +1,5 @@
-"""Code shared by scheduler plugins: score normalisation, selectors, node affinity, taints.
+"""Code shared by scheduler plugins: score normalisation, selectors, node affinity, taints,
+and Go's sort.Slice (for plugins that must order ties as upstream does).
 
 Like upstream's pkg/scheduler/framework/plugins/helper, for in-tree and third-party
 plugins alike. The signatures here are stable and take Kubernetes objects in their JSON
@@ -11,7 +12,7 @@ plugins noticing.
 # (DoNotScheduleTaintsFilterFunc), component-helpers/scheduling/corev1/helpers.go
 # (FindMatchingUntoleratedTaint), component-helpers/scheduling/corev1/nodeaffinity
 # (GetRequiredNodeAffinity(pod).Match(node)), apimachinery labels (SelectorFromSet,
-# LabelSelectorAsSelector)
+# LabelSelectorAsSelector), go/src/sort/slice.go (Slice)
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from kubesim.k8s.selectors import selector_from_set as _selector_from_set
 from .framework.interface import MAX_NODE_SCORE, NodeScore
 from .framework.normalize import default_normalize, default_normalize_scores
 from .framework.status import Status
+from .gosort import sort_slice
 from .plugins.noderesources.resource_allocation import broken_linear
 from .plugins.nodeaffinity import RequiredNodeAffinity
 from .taints import Toleration, do_not_schedule_taint, taint_of, toleration_of
@@ -42,6 +44,7 @@ __all__ = [
     "do_not_schedule_taints_filter_func",
     "tolerations_tolerate_taint",
     "find_matching_untolerated_taint",
+    "sort_slice",
 ]
 
 # Kubernetes objects in JSON form: a Taint ({key, value, effect}), a Toleration, a node, a pod

@@ -125,6 +125,7 @@ class Scheduler(EventHandlers):
             self.frameworks, self._clock,
             pod_initial_backoff=pod_initial_backoff, pod_max_backoff=pod_max_backoff,
             nominator=self.handle.nominator,
+            pop_from_backoff=self.handle.feature("SchedulerPopFromBackoffQ"),
         )
         self.detail = detail
         self.nodes = {}

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesim.capacity import Placement
+from kubesim.feature_gates import FeatureGates
+from kubesim.k8s.keys import object_key
 
 from .extender import build_extenders
 from .framework.interface import Plugin
@@ -45,6 +47,7 @@ class WhatIfScheduler:
             # every attempt is dropped at once; "all" trims nothing, so a failure's FitError
             # text is read from the attempt (lazily, only for failures)
             detail="all",
+            feature_gates=FeatureGates(options.get("feature_gates") or None).as_dict(),
         )
         pods = []
         for obj in objects:
@@ -55,7 +58,9 @@ class WhatIfScheduler:
                 pods.append(obj)
             else:
                 self._others[(kind, str((obj.get("metadata") or {}).get("namespace") or ""))].append(obj)
-        for pod in pods:  # nodes first, as the informers' caches would hold them
+        # nodes first, as the informers' caches would hold them; pods in the order of the
+        # API server's list (storage key order), which is each node's pod order in the cache
+        for pod in sorted(pods, key=object_key):
             self.add_pod(pod)
 
     def _list(self, kind: str, namespace: str | None) -> Iterable[Mapping[str, Any]]:

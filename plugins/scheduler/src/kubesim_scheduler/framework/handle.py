@@ -9,6 +9,8 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from kubesim.feature_gates import KUBE_SCHEDULER_V1_34
+
 from .node_columns import NodeColumns
 from .node_info import NodeInfo, NodeInfoList
 from .node_table import NodeTable
@@ -22,20 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["Handle", "FrameworkHandle", "ObjectLister", "ObjectWriter", "Binder", "PreemptPod", "PatchNominatedNode", "DEFAULT_FEATURES"]
 
 #: Feature gates plugins may ask about, at their kube-scheduler v1.34 defaults.
-DEFAULT_FEATURES: Mapping[str, bool] = {
-    "SchedulerAsyncPreemption": True,
-    "SchedulerQueueingHints": True,
-    "SchedulerPopFromBackoffQ": True,
-    "PodLevelResources": True,
-    "InPlacePodVerticalScaling": True,
-    "SidecarContainers": True,
-    "NominatedNodeNameForExpectation": False,
-    "ClearingNominatedNodeNameAfterBinding": False,
-    "DynamicResourceAllocation": True,
-    "DRAAdminAccess": True,
-    "DRAPrioritizedList": True,
-    "DRASchedulerFilterTimeout": True,
-}
+DEFAULT_FEATURES: Mapping[str, bool] = {name: spec.default for name, spec in KUBE_SCHEDULER_V1_34.items()}
 
 # (kind, namespace or None) -> objects as dicts, e.g. ("Service", "default"), ("Namespace", None)
 ObjectLister = Callable[[str, "str | None"], Iterable[Mapping[str, Any]]]

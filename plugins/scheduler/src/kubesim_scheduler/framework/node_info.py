@@ -106,7 +106,7 @@ class NodeInfo:
 
     @property
     def pods(self) -> list[PodInfo]:
-        return list(self.table.pods[self.row].values())
+        return self.table.pods[self.row].pod_list()
 
     @property
     def pods_with_affinity(self) -> list[PodInfo]:

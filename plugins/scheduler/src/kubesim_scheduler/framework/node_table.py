@@ -21,6 +21,7 @@ from kubesim.k8s.selectors import DOES_NOT_EXIST, EQUALS, EXISTS, IN, NOT_EQUALS
 from ..resources import resource_from_list
 from ..taints import Taint, taint_of
 from .node_info import HostPortInfo, ImageStateSummary, NodeInfo
+from .node_pods import NodePods
 from .pod_info import PodInfo
 
 __all__ = ["NodeTable", "NodeTableListener", "LabelColumn", "ScalarColumn", "zone_key"]
@@ -131,7 +132,7 @@ class NodeTable:
 
         self.row_names: list[str] = [""] * capacity
         self.nodes: list[Mapping[str, Any] | None] = [None] * capacity
-        self.pods: list[dict[str, PodInfo]] = [{} for _ in range(capacity)]
+        self.pods: list[NodePods] = [NodePods() for _ in range(capacity)]
         self.used_ports: list[HostPortInfo] = [HostPortInfo() for _ in range(capacity)]
         self.node_images: list[dict[str, int]] = [{} for _ in range(capacity)]
         self.node_labels: list[Mapping[str, str]] = [{} for _ in range(capacity)]
@@ -179,7 +180,7 @@ class NodeTable:
         extra = cap - self.capacity
         self.row_names.extend([""] * extra)
         self.nodes.extend([None] * extra)
-        self.pods.extend({} for _ in range(extra))
+        self.pods.extend(NodePods() for _ in range(extra))
         self.used_ports.extend(HostPortInfo() for _ in range(extra))
         self.node_images.extend({} for _ in range(extra))
         self.node_labels.extend({} for _ in range(extra))
@@ -208,7 +209,7 @@ class NodeTable:
             sc.alloc[row] = 0
             sc.req[row] = 0
             sc.has[row] = False
-        self.pods[row] = {}
+        self.pods[row] = NodePods()
         self.used_ports[row] = HostPortInfo()
         self.has_ports[row] = False
         self.free_rows.append(row)
@@ -393,7 +394,11 @@ class NodeTable:
 
     # ----------------------------------------------------------------- pods
     def add_pod(self, pi: PodInfo, node_name: str | None = None) -> None:
-        """Account an assigned (or assumed) pod on its node."""
+        """Account an assigned (or assumed) pod on its node, appended to its pods.
+
+        A pod already held is removed first (the cache's updatePod: remove + add), so it
+        moves to the end and the node's last pod takes its old slot (NodePods).
+        """
         name = node_name or pi.node_name
         if pi.key in self.pod_row:
             self.remove_pod(pi.key)
@@ -417,6 +422,12 @@ class NodeTable:
         if self.nodes[row] is None and not self.pods[row]:
             self._release_row(row)
         return pi
+
+    def move_pod_to_end(self, key: str) -> None:
+        """Remove + add of the same PodInfo (confirming an assumed pod): only the order changes."""
+        row = self.pod_row.get(key)
+        if row is not None:
+            self.pods[row].move_to_end(key)
 
     def pod_info(self, key: str) -> PodInfo | None:
         row = self.pod_row.get(key)

@@ -27,7 +27,7 @@ class RowOverlay:
         self.table = table
         self.row = row
         self.node_name = table.row_names[row]
-        self._saved = dict(table.pods[row])
+        self._saved = list(table.pods[row].items())
 
     def add(self, pod_info: PodInfo) -> None:
         """Account a pod on the row (assigned to this node)."""
@@ -40,17 +40,17 @@ class RowOverlay:
 
     def restore(self) -> None:
         """Put the row back: drop added pods, re-add removed ones, original order."""
-        t, row, saved = self.table, self.row, self._saved
+        t, row = self.table, self.row
+        saved = dict(self._saved)
         current = t.pods[row]
         for key in [k for k in current if k not in saved]:
             t.remove_pod(key)
-        for key, pi in saved.items():
+        for key, pi in self._saved:
             if key not in current:
                 t.add_pod(pi, self.node_name)
-        if list(current) != list(saved):
-            items = [(k, current[k]) for k in saved]
-            current.clear()
-            current.update(items)
+        order = [k for k, _ in self._saved]
+        if list(current) != order:
+            current.reorder(order)
 
     def __enter__(self) -> RowOverlay:  # noqa: PYI034 - typing.Self needs 3.11
         return self

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...framework.pod_info import PodInfo
-from .podutil import earliest_pod_start_time
+from .podutil import Now, earliest_pod_start_time
 
 __all__ = ["Candidate", "Victims", "default_score_funcs", "pick_one_node_for_preemption"]
 
@@ -39,7 +39,7 @@ class Candidate:
     victims: Victims
 
 
-def default_score_funcs(victims: Mapping[str, Victims], now_ns: int = 0) -> list[ScoreFunc]:
+def default_score_funcs(victims: Mapping[str, Victims], now_ns: Now = 0) -> list[ScoreFunc]:
     """The default tie-break order: fewest PDB violations, lowest highest priority, lowest
     sum of (shifted) priorities, fewest victims, latest start of the highest-priority victims."""
 
@@ -64,7 +64,7 @@ def default_score_funcs(victims: Mapping[str, Victims], now_ns: int = 0) -> list
 
 
 def pick_one_node_for_preemption(
-    victims: Mapping[str, Victims], score_funcs: Sequence[ScoreFunc] | None = None, now_ns: int = 0
+    victims: Mapping[str, Victims], score_funcs: Sequence[ScoreFunc] | None = None, now_ns: Now = 0
 ) -> str:
     """pickOneNodeForPreemption: apply the score functions in order until one node is left.
 

@@ -28,6 +28,7 @@ from ...framework.pod_info import PodInfo, pod_key
 from ...framework.status import Code, Status
 from .candidate import Candidate, ScoreFunc, Victims, pick_one_node_for_preemption
 from .pdb import PDB, parse_pdbs
+from .podutil import TickingClock
 
 if TYPE_CHECKING:
     from ...framework.handle import Handle
@@ -75,6 +76,8 @@ class Evaluator:
         self.interface = interface
         self.async_preemption = async_preemption
         self.preempting: set[str] = set()
+        # GetPodStartTime's time.Now(): later on every read, as upstream's wall clock
+        self.clock = TickingClock(self.now_ns)
 
     def is_pod_running_preemption(self, key: str) -> bool:
         return key in self.preempting
@@ -184,7 +187,7 @@ class Evaluator:
             return candidates[0]
         victims = self.interface.candidates_to_victims_map(candidates)
         funcs = self.interface.ordered_score_funcs(victims)
-        name = pick_one_node_for_preemption(victims, funcs, self.now_ns())
+        name = pick_one_node_for_preemption(victims, funcs, self.clock)
         if name in victims:
             return Candidate(name, victims[name])
         return candidates[0]

@@ -10,7 +10,6 @@ v1.34) evictions run after the attempt and PreEnqueue holds the preemptor meanwh
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,11 +22,12 @@ from ...framework.nominator import nominated_node_name
 from ...framework.pod_info import PodInfo, pod_key
 from ...framework.status import Code, Status
 from ...framework.whatif import RowOverlay
+from ...gosort import sort_slice
 from .args import DefaultPreemptionArgs
 from .candidate import Candidate, ScoreFunc, Victims
 from .evaluator import Evaluator
 from .pdb import PDB, filter_pods_with_pdb_violation
-from .podutil import more_important_pod, pod_priority, pod_start_time, pod_terminating_by_preemption
+from .podutil import more_important_pod, pod_priority, pod_terminating_by_preemption
 
 if TYPE_CHECKING:
     from ...framework.handle import Handle
@@ -181,27 +181,16 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
 
     # ------------------------------------------------------------------ helpers
     def _sort_by_importance(self, pods: list[PodInfo]) -> None:
-        """Most important first (stable for equals)."""
-        now = self.evaluator.now_ns()
-        if self.more_important_pod is None:
-            pods.sort(key=lambda p: (-p.priority, pod_start_time(p.pod, now)))
-            return
-        less = self.more_important_pod
-
-        def cmp(a: PodInfo, b: PodInfo) -> int:
-            if less(a.pod, b.pod):
-                return -1
-            if less(b.pod, a.pod):
-                return 1
-            return 0
-
-        pods.sort(key=functools.cmp_to_key(cmp))
+        """sort.Slice by importance, most important first: Go's pdqsort, so ties (and pods
+        without a start time) end up where upstream puts them."""
+        sort_slice(pods, lambda a, b: self.more_important(a.pod, b.pod))
 
     def more_important(self, pod1: Mapping[str, Any], pod2: Mapping[str, Any]) -> bool:
-        """The importance order in use (custom or util.MoreImportantPod)."""
+        """The importance order in use (custom or util.MoreImportantPod, whose time.Now()
+        for pods that have not started is the evaluator's ticking clock)."""
         if self.more_important_pod is not None:
             return self.more_important_pod(pod1, pod2)
-        return more_important_pod(pod1, pod2, self.evaluator.now_ns())
+        return more_important_pod(pod1, pod2, self.evaluator.clock)
 
 
 def _skip(_pod: Mapping[str, Any], _old: Any, _new: Any) -> QueueingHint:

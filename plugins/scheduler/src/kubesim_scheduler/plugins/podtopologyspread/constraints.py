@@ -186,15 +186,19 @@ def _merge_label_set(match_labels: Mapping[str, str], s: Selector) -> Selector:
 
 
 def filter_constraints(
-    constraints: Sequence[Mapping[str, Any]], pod_labels: Mapping[str, str], action: str
+    constraints: Sequence[Mapping[str, Any]], pod_labels: Mapping[str, str], action: str,
+    *, match_label_keys: bool = True,
 ) -> list[SpreadConstraint]:
-    """filterTopologySpreadConstraints: keep one whenUnsatisfiable action; raises SelectorError."""
+    """filterTopologySpreadConstraints: keep one whenUnsatisfiable action; raises SelectorError.
+
+    `match_label_keys` is the MatchLabelKeysInPodTopologySpread gate: when off, the
+    constraints' matchLabelKeys are ignored."""
     out: list[SpreadConstraint] = []
     for c in constraints:
         if c.get("whenUnsatisfiable") != action:
             continue
         selector = label_selector_as_selector(c.get("labelSelector"))
-        keys = c.get("matchLabelKeys") or []
+        keys = (c.get("matchLabelKeys") or []) if match_label_keys else []
         if keys:
             match = {k: pod_labels[k] for k in keys if k in pod_labels}
             if match:
@@ -219,11 +223,11 @@ _PARSED_DEFAULTS: dict[tuple[int, str], tuple[PodTopologySpreadArgs, list[Spread
 
 
 def _default_constraints(
-    args: PodTopologySpreadArgs, labels: Mapping[str, str], action: str
+    args: PodTopologySpreadArgs, labels: Mapping[str, str], action: str, match_label_keys: bool = True
 ) -> list[SpreadConstraint]:
     defaults = args.effective_defaults()
     if any(c.get("matchLabelKeys") for c in defaults):
-        return filter_constraints(defaults, labels, action)
+        return filter_constraints(defaults, labels, action, match_label_keys=match_label_keys)
     hit = _PARSED_DEFAULTS.get((id(args), action))
     if hit is None or hit[0] is not args:
         if len(_PARSED_DEFAULTS) > 64:
@@ -233,11 +237,12 @@ def _default_constraints(
 
 
 def build_default_constraints(
-    pod: Mapping[str, Any], action: str, args: PodTopologySpreadArgs, owners: OwnerLookup | None
+    pod: Mapping[str, Any], action: str, args: PodTopologySpreadArgs, owners: OwnerLookup | None,
+    *, match_label_keys: bool = True,
 ) -> list[SpreadConstraint]:
     """buildDefaultConstraints: the defaults with the selector derived from the pod's owners."""
     labels = (pod.get("metadata") or {}).get("labels") or {}
-    constraints = _default_constraints(args, labels, action)
+    constraints = _default_constraints(args, labels, action, match_label_keys)
     if not constraints:
         return []
     selector = default_selector(pod, owners)
@@ -247,12 +252,15 @@ def build_default_constraints(
 
 
 def get_constraints(
-    pod: Mapping[str, Any], action: str, args: PodTopologySpreadArgs, owners: OwnerLookup | None
+    pod: Mapping[str, Any], action: str, args: PodTopologySpreadArgs, owners: OwnerLookup | None,
+    *, match_label_keys: bool = True,
 ) -> list[SpreadConstraint]:
-    """The pod's own constraints for `action`, else the defaults; raises SelectorError."""
+    """The pod's own constraints for `action`, else the defaults; raises SelectorError.
+
+    `match_label_keys`: the MatchLabelKeysInPodTopologySpread feature gate."""
     spec = pod.get("spec") or {}
     own = spec.get("topologySpreadConstraints") or []
     if own:
         labels = (pod.get("metadata") or {}).get("labels") or {}
-        return filter_constraints(own, labels, action)
-    return build_default_constraints(pod, action, args, owners)
+        return filter_constraints(own, labels, action, match_label_keys=match_label_keys)
+    return build_default_constraints(pod, action, args, owners, match_label_keys=match_label_keys)

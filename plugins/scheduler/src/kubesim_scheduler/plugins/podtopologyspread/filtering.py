@@ -140,11 +140,13 @@ def pre_filter(
     index: ClusterIndex,
     args: PodTopologySpreadArgs | None = None,
     owners: OwnerLookup | None = None,
+    *,
+    match_label_keys: bool = True,
 ) -> tuple[PreFilterState | None, Outcome | None]:
     """PreFilter: count matching pods per domain of every DoNotSchedule constraint, or Skip."""
     args = args or PodTopologySpreadArgs()
     try:
-        constraints = get_constraints(pod, DO_NOT_SCHEDULE, args, owners)
+        constraints = get_constraints(pod, DO_NOT_SCHEDULE, args, owners, match_label_keys=match_label_keys)
     except SelectorError as e:
         where = (
             "obtaining pod's hard topology spread constraints"

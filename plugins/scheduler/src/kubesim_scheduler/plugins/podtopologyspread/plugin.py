@@ -75,12 +75,15 @@ class PodTopologySpread(
         self.pts_args = PodTopologySpreadArgs.from_dict(args)
         self.owners = HandleOwners(handle)
         self.tables = table_index(handle.node_table)
+        self.match_label_keys = handle.feature("MatchLabelKeysInPodTopologySpread")
 
     # ----- PreFilter and its extensions ---------------------------------------------------
     def pre_filter(
         self, state: CycleState, pod: Mapping[str, Any], nodes: NodeInfoList
     ) -> tuple[PreFilterResult | None, Status | None]:
-        s, out = pre_filter(pod, self.tables.sync(), self.pts_args, self.owners)
+        s, out = pre_filter(
+            pod, self.tables.sync(), self.pts_args, self.owners, match_label_keys=self.match_label_keys
+        )
         if out is not None:
             return None, outcome_status(out)
         state.write(PRE_FILTER_KEY, s)
@@ -130,7 +133,9 @@ class PodTopologySpread(
         def filtered() -> list[int]:  # only needed when the pod has soft constraints
             return self.tables.slots(np.asarray(nodes.rows, dtype=np.intp)).tolist()  # type: ignore[no-any-return]
 
-        s, out = pre_score(pod, index, filtered, self.pts_args, self.owners)
+        s, out = pre_score(
+            pod, index, filtered, self.pts_args, self.owners, match_label_keys=self.match_label_keys
+        )
         if out is not None:
             return outcome_status(out)
         state.write(PRE_SCORE_KEY, s)
@@ -171,7 +176,9 @@ class PodTopologySpread(
         ]
 
     def _constraints(self, pod: Mapping[str, Any]) -> list[SpreadConstraint]:
-        return get_constraints(pod, DO_NOT_SCHEDULE, self.pts_args, self.owners)
+        return get_constraints(
+            pod, DO_NOT_SCHEDULE, self.pts_args, self.owners, match_label_keys=self.match_label_keys
+        )
 
     def _after_pod_change(self, pod: Mapping[str, Any], old: Any, new: Any) -> QueueingHint:
         """isSchedulableAfterPodChange."""

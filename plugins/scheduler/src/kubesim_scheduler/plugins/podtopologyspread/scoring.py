@@ -61,6 +61,8 @@ def pre_score(
     filtered: Sequence[int] | Callable[[], Sequence[int]],
     args: PodTopologySpreadArgs | None = None,
     owners: OwnerLookup | None = None,
+    *,
+    match_label_keys: bool = True,
 ) -> tuple[PreScoreState | None, Outcome | None]:
     """PreScore over the filtered node slots; Skip when there are no soft constraints or nodes.
 
@@ -72,7 +74,7 @@ def pre_score(
     own = bool((pod.get("spec") or {}).get("topologySpreadConstraints"))
     require_all = own or not args.system_defaulted
     try:
-        constraints = get_constraints(pod, SCHEDULE_ANYWAY, args, owners)
+        constraints = get_constraints(pod, SCHEDULE_ANYWAY, args, owners, match_label_keys=match_label_keys)
     except SelectorError as e:
         where = (
             "obtaining pod's soft topology spread constraints"
