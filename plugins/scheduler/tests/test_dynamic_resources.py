@@ -165,14 +165,29 @@ def test_cel_compile_error_names_the_claim() -> None:
 
 
 def test_feature_gate_off_ignores_claims() -> None:
-    """DynamicResourceAllocation off: the plugin does nothing (upstream's !pl.enabled paths)."""
+    """DynamicResourceAllocation off: DynamicResources is not in the default profile
+    (applyFeatureGates), so claims are not looked at."""
     api = FakeApi(device_class(), claim())
     s = Scheduler(lister=api.list, writer=api, seed=0, feature_gates={"DynamicResourceAllocation": False})
+    assert "DynamicResources" not in s.frameworks["default-scheduler"].plugins
     for n in WORKERS:
         s.add_node(n)
     s.add_pod(pod())
     (a,) = s.run(max_attempts=2)
     assert a.node is not None and "allocation" not in api.claim("my-claim")["status"]
+    assert "no new claims to deallocate" not in a.message()
+
+
+def test_configuration_defaults_follow_the_gate() -> None:
+    """load_settings: the default plugins have DynamicResources only with the gate on."""
+    from kubesim_scheduler.plugins.registry import in_tree_registry
+    from kubesim_scheduler.profiles import load_settings
+    reg = in_tree_registry()
+    on = load_settings(None, reg).profiles[0]
+    off = load_settings(None, reg, {"DynamicResourceAllocation": False}).profiles[0]
+    assert "DynamicResources" in on.plugins["preFilter"] and "DynamicResources" in on.plugin_args
+    assert all("DynamicResources" not in names for names in off.plugins.values())
+    assert "DynamicResources" not in off.plugin_args
 
 
 # ------------------------------------------------------------------------- TestAllocator

@@ -21,7 +21,7 @@ import attrs
 import pytest
 from kubesim_scheduler.framework import CycleState, NodeToStatus, Status
 from kubesim_scheduler.framework.status import Code
-from kubesim_scheduler.scheduler import Scheduler
+from kubesim_scheduler.scheduler import Scheduler, default_profile
 
 from dra_builders import FakeApi
 
@@ -221,12 +221,11 @@ class Case:
 def run_case(case: Case) -> None:
     api = FakeApi(*case.claims, *case.classes, *case.slices)
     gates = {"DRAAdminAccess": False, "DRAPrioritizedList": False, **case.gates}  # upstream's test defaults
-    profile = None
+    # the plugin is built even with DynamicResourceAllocation off, as upstream's test builds it
+    profile = default_profile()
     if case.args is not None:
-        from kubesim_scheduler.scheduler import default_profile
-        base = default_profile()
-        profile = attrs.evolve(base, plugin_args={**base.plugin_args, "DynamicResources": dict(case.args)})
-    s = Scheduler([profile] if profile else None, lister=api.list, writer=api, seed=0, feature_gates=gates)
+        profile = attrs.evolve(profile, plugin_args={**profile.plugin_args, "DynamicResources": dict(case.args)})
+    s = Scheduler([profile], lister=api.list, writer=api, seed=0, feature_gates=gates)
     for n in case.nodes:
         s.add_node(make_node(n))
     pl: Any = s.frameworks["default-scheduler"].plugins["DynamicResources"]

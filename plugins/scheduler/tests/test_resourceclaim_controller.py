@@ -135,3 +135,12 @@ def test_claim_shared_between_pods() -> None:
         c = claims(env)["shared"]  # not generated for a pod: kept, but deallocated and unprotected
         assert "allocation" not in c["status"] and "reservedFor" not in c["status"]
         assert "resource.kubernetes.io/delete-protection" not in (c["metadata"].get("finalizers") or [])
+
+
+def test_idle_with_the_gate_off() -> None:
+    """kube-controller-manager starts the controller only with DynamicResourceAllocation on."""
+    with SimEnv([ResourceClaimController], [template()], seed=0,
+                options={"feature_gates": "DynamicResourceAllocation=false"}) as env:
+        env.create(pod("p", {"name": "gpus", "resourceClaimTemplateName": "gpu"}))
+        env.settle()
+        assert claims(env) == {}

@@ -67,7 +67,7 @@ class SchedulerController(Controller):
     def __init__(self, runtime: Runtime) -> None:
         super().__init__(runtime)
         registry = runtime.scheduler_plugins()
-        settings = load_settings(runtime.options.get("scheduler_config"), registry)
+        settings = load_settings(runtime.options.get("scheduler_config"), registry, runtime.feature_gates.as_dict())
         self.detail = str(runtime.options.get("detail") or "auto")
         self.annotations = bool(runtime.options.get("annotations"))
         extenders = build_extenders(settings.config.extenders, runtime.scheduler_extenders())

@@ -81,6 +81,8 @@ class ResourceClaimController(ReconcileController):
         return self.keys_for(WatchEvent("ADDED", obj, None, "", None))
 
     def reconcile(self, key: Hashable) -> None:
+        if not self.runtime.feature_gates.enabled("DynamicResourceAllocation"):
+            return  # kube-controller-manager starts this controller only with the gate on
         kind, namespace, name = cast(tuple[str, str, str], key)
         try:
             if kind == "Pod":

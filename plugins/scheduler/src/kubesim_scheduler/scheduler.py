@@ -43,10 +43,13 @@ from .scheduling_queue import SchedulingQueue
 __all__ = ["Scheduler", "num_feasible_nodes_to_find", "default_profile", "MIN_FEASIBLE_NODES_TO_FIND"]
 
 
-def default_profile(registry: Mapping[str, type[Plugin]] | None = None, **kw: Any) -> ProfileConfig:
-    """The v1.34 default profile over the plugins available in `registry`."""
+def default_profile(registry: Mapping[str, type[Plugin]] | None = None, *, dynamic_resource_allocation: bool = True,
+                    **kw: Any) -> ProfileConfig:
+    """The v1.34 default profile over the plugins available in `registry` (DynamicResources
+    only while the DynamicResourceAllocation gate is on, as applyFeatureGates does)."""
     reg = registry if registry is not None else in_tree_registry()
-    return ProfileConfig.from_multi_point(DEFAULT_MULTI_POINT, reg, skip_unknown=True, **kw)
+    points = [p for p in DEFAULT_MULTI_POINT if dynamic_resource_allocation or p[0] != "DynamicResources"]
+    return ProfileConfig.from_multi_point(points, reg, skip_unknown=True, **kw)
 
 
 class Scheduler(EventHandlers):
@@ -105,7 +108,8 @@ class Scheduler(EventHandlers):
             time_origin=time_origin, writer=writer,
         )
         if not profiles:
-            profiles = [default_profile(self.registry)]
+            profiles = [default_profile(self.registry,
+                                        dynamic_resource_allocation=self.handle.feature("DynamicResourceAllocation"))]
         self.frameworks = {}
         for p in profiles:
             if p.scheduler_name in self.frameworks:

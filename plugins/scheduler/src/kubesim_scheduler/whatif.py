@@ -33,7 +33,8 @@ class WhatIfScheduler:
 
     def __init__(self, objects: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
                  registry: Mapping[str, type[Plugin]], extenders: Sequence[Any], seed: int) -> None:
-        settings = load_settings(options.get("scheduler_config"), registry)
+        gates = FeatureGates(options.get("feature_gates") or None).as_dict()
+        settings = load_settings(options.get("scheduler_config"), registry, gates)
         self._others: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
         self.scheduler = Scheduler(
             settings.profiles,
@@ -47,7 +48,7 @@ class WhatIfScheduler:
             # every attempt is dropped at once; "all" trims nothing, so a failure's FitError
             # text is read from the attempt (lazily, only for failures)
             detail="all",
-            feature_gates=FeatureGates(options.get("feature_gates") or None).as_dict(),
+            feature_gates=gates,
         )
         pods = []
         for obj in objects:
