@@ -90,6 +90,7 @@ class SchedulerController(Controller):
             extenders=extenders,
             record_results=self.annotations,
             writer=self,
+            getter=self._get,
             feature_gates=runtime.feature_gates.as_dict(),
         )
         self.history: dict[str, list[ScenarioPodScheduleResult]] = {}
@@ -228,6 +229,15 @@ class SchedulerController(Controller):
 
     def update_status(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
         return self.client.update_status(copy_tree(dict(obj)))
+
+    def _get(self, kind: str, namespace: str | None, name: str) -> Mapping[str, Any] | None:
+        api_version = _LISTABLE.get(kind)
+        if api_version is None:
+            return None
+        try:
+            return self.reader.get(api_version, kind, name, namespace)
+        except NotFound:
+            return None
 
     def _list(self, kind: str, namespace: str | None) -> Iterable[Mapping[str, Any]]:
         api_version = _LISTABLE.get(kind)

@@ -29,7 +29,7 @@ from .extender_calls import ExtenderCalls
 from .extender_types import EXTENDER_NAME
 from .failure import FailureHandler
 from .framework.events import WILDCARD, ActionType, ClusterEvent, ClusterEventWithHint
-from .framework.handle import Binder, Handle, ObjectLister, ObjectWriter, PatchNominatedNode, PreemptPod
+from .framework.handle import Binder, Handle, ObjectGetter, ObjectLister, ObjectWriter, PatchNominatedNode, PreemptPod
 from .framework.interface import Plugin
 from .framework.node_table import NodeTable
 from .framework.nominator import nominated_node_name
@@ -64,7 +64,8 @@ class Scheduler(EventHandlers):
     DisruptionTarget condition and deletes it; returns False when it was already gone); the
     default removes it from this scheduler. `patch_nominated_node(pod, node)` writes
     status.nominatedNodeName ('' clears it); the default updates the pod held here.
-    `writer` updates other API objects for plugins (ResourceClaims for DynamicResources).
+    `writer` updates other API objects for plugins (ResourceClaims for DynamicResources);
+    `getter(kind, namespace, name)` reads one of them by key (else the lister is scanned).
     `feature_gates` overrides v1.34 defaults (e.g. SchedulerAsyncPreemption).
     `detail` is the per-attempt detail level kept: 'all', 'none' or the best N nodes.
     `extenders` are called in order after the plugins (see extender.py); `record_results`
@@ -91,6 +92,7 @@ class Scheduler(EventHandlers):
         extenders: Sequence[Extender] = (),
         record_results: bool = False,
         writer: ObjectWriter | None = None,
+        getter: ObjectGetter | None = None,
     ) -> None:
         self.registry = dict(registry) if registry is not None else in_tree_registry()
         self._clock = now or (lambda: 0.0)
@@ -105,7 +107,7 @@ class Scheduler(EventHandlers):
             pod_lookup=self.pods.get, preempt_pod=self._preempt_pod,
             patch_nominated_node=self._patch_nominated_node,
             activate=lambda keys: self.queue.activate(keys), rng=self.rng, features=feature_gates,
-            time_origin=time_origin, writer=writer,
+            time_origin=time_origin, writer=writer, getter=getter,
         )
         if not profiles:
             profiles = [default_profile(self.registry,

@@ -21,13 +21,15 @@ from .waiting_pods import WaitingPod, WaitingPodsMap
 if TYPE_CHECKING:
     from .runtime import Framework
 
-__all__ = ["Handle", "FrameworkHandle", "ObjectLister", "ObjectWriter", "Binder", "PreemptPod", "PatchNominatedNode", "DEFAULT_FEATURES"]
+__all__ = ["Handle", "FrameworkHandle", "ObjectLister", "ObjectGetter", "ObjectWriter", "Binder", "PreemptPod", "PatchNominatedNode", "DEFAULT_FEATURES"]
 
 #: Feature gates plugins may ask about, at their kube-scheduler v1.34 defaults.
 DEFAULT_FEATURES: Mapping[str, bool] = {name: spec.default for name, spec in KUBE_SCHEDULER_V1_34.items()}
 
 # (kind, namespace or None) -> objects as dicts, e.g. ("Service", "default"), ("Namespace", None)
 ObjectLister = Callable[[str, "str | None"], Iterable[Mapping[str, Any]]]
+# (kind, namespace or None, name) -> the object or None: a keyed read (the lister scans)
+ObjectGetter = Callable[[str, "str | None", str], "Mapping[str, Any] | None"]
 # (pod, node name) -> None; raises on failure
 Binder = Callable[[Mapping[str, Any], str], None]
 # (victim, preemptor, node name) -> False when the victim was already gone; raises on failure
@@ -68,6 +70,7 @@ class Handle:
         features: Mapping[str, bool] | None = None,
         time_origin: float = 0.0,
         writer: ObjectWriter | None = None,
+        getter: ObjectGetter | None = None,
     ) -> None:
         self.node_table = node_table
         self._node_columns = NodeColumns(node_table)
@@ -84,6 +87,7 @@ class Handle:
         self.features = {**DEFAULT_FEATURES, **(features or {})}
         self.time_origin = time_origin
         self.writer = writer
+        self._getter = getter
         self.after_cycle: list[Callable[[], None]] = []
         self.framework: Framework | None = None
         # scheduler extenders (kubesim_scheduler.extender.Extender), for preemption's callExtenders
@@ -146,6 +150,8 @@ class Handle:
         return list(self._lister(kind, namespace))
 
     def get_object(self, kind: str, namespace: str | None, name: str) -> Mapping[str, Any] | None:
+        if self._getter is not None:
+            return self._getter(kind, namespace, name)
         for o in self._lister(kind, namespace):
             if (o.get("metadata") or {}).get("name") == name:
                 return o
