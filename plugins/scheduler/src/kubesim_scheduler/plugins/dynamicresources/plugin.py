@@ -172,11 +172,16 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         ]
 
     def _after_claim_change(self, pod: Obj, old: Any, new: Any) -> QueueingHint:
-        """isSchedulableAfterClaimChange."""
+        """isSchedulableAfterClaimChange (an object that is not a claim: Queue, as upstream's error does)."""
+        if (new is not None and not isinstance(new, Mapping)) or (old is not None and not isinstance(old, Mapping)):
+            return QueueingHint.QUEUE
         try:
-            uses = any(_meta(c).get("uid") == _meta(new).get("uid") for c in self._pod_claims(pod))
+            claims = self._pod_claims(pod)
         except ClaimNotFound:
             return QueueingHint.QUEUE_SKIP
+        if new is None:
+            return QueueingHint.QUEUE_SKIP  # deletes are not registered; nothing to gain
+        uses = any(_meta(c).get("uid") == _meta(new).get("uid") for c in claims)
         if old is not None and (old.get("status") or {}).get("allocation") and not (new.get("status") or {}).get("allocation"):
             return QueueingHint.QUEUE  # deallocated: devices became free
         if not uses:
@@ -187,6 +192,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
 
     def _after_pod_change(self, pod: Obj, old: Any, new: Any) -> QueueingHint:
         """isSchedulableAfterPodChange: the pod's own claims got generated."""
+        if not isinstance(new, Mapping):
+            return QueueingHint.QUEUE
         if _meta(pod).get("uid") != _meta(new).get("uid"):
             return QueueingHint.QUEUE_SKIP
         try:
