@@ -68,6 +68,8 @@ def test_claim_spec_is_immutable(cluster: Cluster) -> None:
     ({"devices": [{"name": "d0"}, {"name": "d0"}]}, 'spec.devices[1].name: Duplicate value: "d0"'),
     ({"devices": [{"name": "d0", "attributes": {"model": {"string": "a", "int": 1}}}]}, "exactly one value must be specified"),
     ({"devices": [{"name": f"d{i}"} for i in range(129)]}, "spec.devices: Too many: 129: must have at most 128 items"),
+    ({"pool": {"name": "a//b", "resourceSliceCount": 1}}, 'spec.pool.name: Invalid value: "a//b": segments must not be empty'),
+    ({"pool": {"name": "Pool", "resourceSliceCount": 1}}, 'spec.pool.name: Invalid value: "Pool": a lowercase RFC 1123'),
 ])
 def test_slice_validation(cluster: Cluster, spec: dict[str, Any], message: str) -> None:
     assert message in error_of(cluster, slice_(**spec))

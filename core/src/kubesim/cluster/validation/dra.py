@@ -381,16 +381,26 @@ def _device(device: Any, path: str) -> list[FieldError]:
     return errs
 
 
+def _pool_name(name: Any, path: str) -> list[FieldError]:
+    """validatePoolName: at most 253 characters, "/"-separated DNS subdomains."""
+    if not name:
+        return [required(path)]
+    text = str(name)
+    if len(text) > 253:
+        return [FieldError("Too long", path, text, "may not be more than 253 bytes")]
+    for segment in text.split("/"):
+        problems = is_dns1123_subdomain(segment) if segment else ["segments must not be empty"]
+        if problems:
+            return [invalid(path, text, problems[0])]
+    return []
+
+
 def validate_resource_slice(rs: dict[str, Any]) -> list[FieldError]:
     """ValidateResourceSlice: driver, pool, exactly one node selection, devices."""
     spec = as_map(rs.get("spec"))
     errs = _driver_name(spec.get("driver"), "spec.driver")
     pool = as_map(spec.get("pool"))
-    if not pool.get("name"):
-        errs.append(required("spec.pool.name"))
-    else:
-        for i, seg in enumerate(str(pool["name"]).split("/")):
-            errs += [invalid("spec.pool.name", pool["name"], m) for m in is_dns1123_subdomain(seg)][:1] if i == 0 or seg else []
+    errs += _pool_name(pool.get("name"), "spec.pool.name")
     count = as_int(pool.get("resourceSliceCount"))
     if count is None or count <= 0:
         errs.append(invalid("spec.pool.resourceSliceCount", pool.get("resourceSliceCount"), "must be greater than zero"))
