@@ -273,6 +273,17 @@ def test_allocator_device_taints_need_tolerations_when_the_gate_is_on() -> None:
     assert results(allocate([claim("c", tolerant, request("r2"))], sl, device_taints=True)) is None
 
 
+def test_allocator_per_device_node_selection_needs_partitionable_devices() -> None:
+    """GatherPools skips perDeviceNodeSelection slices while DRAPartitionableDevices is off."""
+    sl = resource_slice("worker", {**device("d1"), "nodeName": "worker"})
+    del sl["spec"]["nodeName"]
+    sl["spec"]["perDeviceNodeSelection"] = True
+    assert allocate([claim("c", request())], [sl]) is None
+    out = allocate([claim("c", request())], [sl], partitionable_devices=True)
+    assert results(out) == [["d1"]] and out is not None
+    assert out[0]["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]["values"] == ["worker"]
+
+
 def test_allocator_step_budget() -> None:
     from kubesim_scheduler.plugins.dynamicresources import AllocationTimeout
     """Upstream bounds Filter with a timeout; here the search's steps are bounded."""

@@ -91,11 +91,14 @@ def _node_matches(node: Obj | None, node_name: str, all_nodes: bool, selector: O
     return False
 
 
-def gather_pools(slices: Sequence[Obj], node: Obj | None) -> list[Pool]:
-    """GatherPools: pools with devices reachable from `node`, sorted by (driver, pool)."""
+def gather_pools(slices: Sequence[Obj], node: Obj | None, *, partitionable_devices: bool = False) -> list[Pool]:
+    """GatherPools: pools with devices reachable from `node`, sorted by (driver, pool); slices
+    with perDeviceNodeSelection need DRAPartitionableDevices (alpha, off)."""
     pools: dict[tuple[str, str], Pool] = {}
     for s in slices:
         spec = s.get("spec") or {}
+        if not partitionable_devices and spec.get("perDeviceNodeSelection") is not None:
+            continue
         if spec.get("nodeName") or spec.get("allNodes") or spec.get("nodeSelector") is not None:
             match = _node_matches(node, str(spec.get("nodeName") or ""), bool(spec.get("allNodes")), spec.get("nodeSelector"))
         elif spec.get("perDeviceNodeSelection"):
@@ -237,6 +240,7 @@ class Allocator:
         admin_access: bool = True,
         prioritized_list: bool = True,
         device_taints: bool = False,
+        partitionable_devices: bool = False,
         max_steps: int = DEFAULT_MAX_STEPS,
     ) -> None:
         self._classes = classes
@@ -245,6 +249,7 @@ class Allocator:
         self.admin_access = admin_access
         self.prioritized_list = prioritized_list
         self.device_taints = device_taints
+        self.partitionable_devices = partitionable_devices
         self.max_steps = max_steps
 
     def allocate(self, node: Obj | None, claims: Sequence[Obj]) -> list[dict[str, Any]] | None:
@@ -274,7 +279,7 @@ class _Run:
         return f"{ns}/{meta.get('name', '')}" if ns else str(meta.get("name", ""))
 
     def run(self) -> list[dict[str, Any]] | None:
-        self.pools = gather_pools(self.a._slices, self.node)
+        self.pools = gather_pools(self.a._slices, self.node, partitionable_devices=self.a.partitionable_devices)
         for ci, claim in enumerate(self.claims):
             devices = (claim.get("spec") or {}).get("devices") or {}
             min_devices = 0

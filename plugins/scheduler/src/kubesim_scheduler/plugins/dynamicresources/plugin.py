@@ -255,6 +255,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                                     admin_access=self.handle.feature("DRAAdminAccess"),
                                     prioritized_list=self.handle.feature("DRAPrioritizedList"),
                                     device_taints=self.handle.feature("DRADeviceTaints"),
+                                    partitionable_devices=self.handle.feature("DRAPartitionableDevices"),
                                     max_steps=self._max_steps)
         s.claims = claims
         return None, None
