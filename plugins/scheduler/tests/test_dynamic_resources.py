@@ -321,3 +321,15 @@ def test_cel_errors_are_clear() -> None:
         compile_selector("(" * 100 + "true" + ")" * 100)
     with pytest.raises(CelError, match="could not be converted to bool"):
         device_matches("1 + 1", DRIVER, {"name": "d"})
+
+
+def test_capacity_what_if_allocates_devices_in_memory() -> None:
+    """kubesim capacity's scheduler: claims are written to its own objects, so devices run out."""
+    from kubesim_scheduler.plugins.registry import in_tree_registry
+    from kubesim_scheduler.whatif import WhatIfScheduler
+    objects = [node("worker"), device_class(), resource_slice("worker", device("d1")), claim("c1"), claim("c2")]
+    sim = WhatIfScheduler(objects, {}, in_tree_registry(), [], 0)
+    assert sim.schedule(pod("p1", claim_name="c1")).node == "worker"
+    failed = sim.schedule(pod("p2", claim_name="c2"))
+    assert failed.node is None
+    assert failed.message.startswith("0/1 nodes are available: 1 cannot allocate all claims.")

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesim.capacity import Placement
+from kubesim.cluster import copy_tree
 from kubesim.feature_gates import FeatureGates
 from kubesim.k8s.keys import object_key
 
@@ -49,6 +50,7 @@ class WhatIfScheduler:
             # text is read from the attempt (lazily, only for failures)
             detail="all",
             feature_gates=gates,
+            writer=self,
         )
         pods = []
         for obj in objects:
@@ -73,6 +75,22 @@ class WhatIfScheduler:
         if namespace is not None:
             return list(self._others.get((kind, namespace), ()))
         return [o for (k, _), objs in sorted(self._others.items()) if k == kind for o in objs]
+
+    # ObjectWriter: plugins' writes (DynamicResources' claims) stay in this what-if's objects
+    def update(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        meta = obj.get("metadata") or {}
+        key = (str(obj.get("kind", "")), str(meta.get("namespace") or ""))
+        stored = copy_tree(dict(obj))
+        objs = self._others[key]
+        for i, old in enumerate(objs):
+            if (old.get("metadata") or {}).get("name") == meta.get("name"):
+                objs[i] = stored
+                return stored
+        objs.append(stored)
+        return stored
+
+    def update_status(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        return self.update(obj)
 
     def add_node(self, node: Mapping[str, Any]) -> None:
         self.scheduler.add_node(node)
