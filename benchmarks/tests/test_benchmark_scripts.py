@@ -59,3 +59,9 @@ def test_serve_load(tmp_path: Path) -> None:
 def test_capacity(tmp_path: Path) -> None:
     out = run("capacity.py", "--nodes", "60", "--init-pods", "60", "--pending", "20", cwd=tmp_path)
     assert "180 copies" in out and "answer 5 nodes" in out and "peak RSS" in out and "ERROR" not in out
+
+
+def test_progress_overhead(tmp_path: Path) -> None:
+    out = run("progress_overhead.py", "--nodes", "20", "--pods", "40", "--repeat", "1", cwd=tmp_path)
+    assert "bare " in out and "counts " in out and "live " in out
+    assert "counting alone:" in out and "bound=40" in out

@@ -108,5 +108,5 @@ def test_a_result_aggregator_exception_names_it_and_exits_1(tmp_path: Path) -> N
         assert proc.returncode == 1, proc.stderr
         assert "Traceback" not in proc.stderr
         assert proc.stderr.strip().endswith(
-            'result aggregator "fragile" (fold, on event a at step 0.0) raised KeyError: '
+            'result aggregator "fragile" (fold, on event a at step 0/0) raised KeyError: '
             f"'node' at kubesim_failing.py:{_line_of('CRASH-AGGREGATOR')}")

@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
-import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from kubesim.testing import KubesimRun, installed_plugins, run_kubesim
+from kubesim.testing import KubesimRun, headless, installed_plugins, run_kubesim
 
 ROOT = Path(__file__).parents[3]
 QUICKSTART = ROOT / "examples" / "quickstart" / "scenario.yaml"
@@ -74,28 +71,9 @@ def quickstart_result(kubesim: Run, tmp_path: Path) -> Path:
     return tmp_path / "result.json"
 
 
-def chromium() -> str:
-    """The Chromium binary; under CI its absence is a failure, elsewhere a skip."""
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found:
-        return found
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed: .ci/run installs Debian's chromium package")
-    pytest.skip("chromium is not installed (apt-get install chromium)")
-    raise AssertionError("unreachable")
-
-
 def render(page: Path, tmp_path: Path) -> str:
     """The page's DOM after its scripts ran, from headless Chromium (no network)."""
-    proc = subprocess.run(
-        [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'chromium-profile'}", "--virtual-time-budget=10000",
-         "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120, check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
+    return headless("--dump-dom", page.as_uri(), profile=tmp_path / "chromium-profile")
 
 
 def plot_dom(dom: str, plot_id: str) -> str:

@@ -239,7 +239,7 @@ def _every_kind() -> list[Obj]:
                   "storageClassName": "fast", "volumeName": "pv-1"},
          "status": {"phase": "Bound", "capacity": {"storage": "1Gi"}}},
         {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "node-1"},
-         "spec": {"drivers": [{"name": "example.com/fast", "nodeID": "node-1", "allocatable": {"count": 8}}]}},
+         "spec": {"drivers": [{"name": "fast.example.com", "nodeID": "node-1", "allocatable": {"count": 8}}]}},
         node("node-1"),
         {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "agent", "namespace": "default"},
          "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "agent"}}},

@@ -125,7 +125,7 @@ def test_malformed_and_failing_aggregators_are_named(small_result: Scenario) -> 
         aggregate(small_result, {"boom": Boom()})
     raise_line = next(i for i, line in enumerate(open(__file__, encoding="utf-8"), 1)
                       if 'raise ValueError("no preemptions please")' in line)
-    assert str(info.value) == ('result aggregator "boom" (fold, on event event-6 at step 3.1) raised '
+    assert str(info.value) == ('result aggregator "boom" (fold, on event event-6 at step 3/1) raised '
                                f"ValueError: no preemptions please at test_aggregators.py:{raise_line}")
 
     class NotATable(BindsPerNode):

@@ -128,7 +128,7 @@ def test_report_lists_plugin_tables(small_result: Scenario) -> None:
             return Table("count", (Column("events", "int", "events and step ends"),), [(acc,)], "a plugin table")
 
     page = render_report([analyze(small_result, aggregators={"count": Count()})])
-    assert "<h3>count</h3>" in page and "<td>21</td>" in page  # 15 events + 6 step ends
+    assert "<h3>count</h3>" in page and "<td class=\"num\">21</td>" in page  # 15 events + 6 step ends
 
 
 def test_report_without_plotly(monkeypatch: pytest.MonkeyPatch, small_result: Scenario) -> None:
@@ -136,3 +136,20 @@ def test_report_without_plotly(monkeypatch: pytest.MonkeyPatch, small_result: Sc
     monkeypatch.setitem(sys.modules, "plotly.graph_objects", None)
     with pytest.raises(ReportUnavailable, match=r"pip install 'kubesim\[report\]'"):
         render_report([analyze(small_result)])
+
+
+def test_a_large_heatmap_shows_one_step_in_k_and_the_last(monkeypatch: pytest.MonkeyPatch,
+                                                          small_result: Scenario) -> None:
+    import plotly.graph_objects as go
+
+    from kubesim.results import report
+
+    nodes = analyze(small_result)["nodes"]
+    steps = sorted(set(nodes.column("step")))
+    count = len(set(nodes.column("node")))
+    assert (steps, count) == ([0, 1, 2, 3, 4, 5], 3)
+    assert list(report._heatmap_figure(go, nodes).data[0].x) == steps  # under the limit: every step
+    monkeypatch.setattr(report, "HEATMAP_CELL_LIMIT", 9)  # 18 cells: one step in 2, and the last
+    fig = report._heatmap_figure(go, nodes)
+    assert list(fig.data[0].x) == [0, 2, 4, 5] and all(len(row) == 4 for row in fig.data[0].z)
+    assert fig.layout.title.text.endswith("(one step in 2 of 6, and the last)")

@@ -23,6 +23,13 @@ def test_table_names_and_scenario(tables: ResultTables) -> None:
     assert tables.scenario == "small"
 
 
+def test_iterating_gives_every_table(tables: ResultTables) -> None:
+    # not the sequence protocol's tables[0], tables[1], ... (KeyError: no table 0)
+    assert [t.name for t in tables] == ["pods", "nodes", "cluster", "plugins", "filter_reasons"]
+    assert list(tables) == list(tables.tables.values()) and len(tables) == 5
+    assert "pods" in tables and "nope" not in tables and 0 not in tables
+
+
 def test_pods(tables: ResultTables) -> None:
     pods = {r["name"]: r for r in tables["pods"].records()}
     assert list(pods) == ["p1", "p2", "p3"]
@@ -111,9 +118,12 @@ def test_plugins(tables: ResultTables) -> None:
 
 def test_filter_reasons(tables: ResultTables) -> None:
     assert list(tables["filter_reasons"].records()) == [
-        {"reason": "Insufficient cpu", "plugin": "NodeResourcesFit", "nodes": 4, "attempts": 2, "pods": 1},
-        {"reason": "Insufficient cpu", "plugin": None, "nodes": 2, "attempts": 1, "pods": 1},
+        {"reason": "Insufficient cpu", "plugin": "NodeResourcesFit", "nodes": 4, "attempts": 2, "pods": 1,
+         "failed_nodes": 2, "failed_attempts": 1},
+        {"reason": "Insufficient cpu", "plugin": None, "nodes": 2, "attempts": 1, "pods": 1,
+         "failed_nodes": 2, "failed_attempts": 1},
     ]
+    # the binding attempt's 2 rejected nodes did not keep the pod pending: counted in nodes only
 
 
 def test_every_column_is_documented_and_typed(tables: ResultTables) -> None:

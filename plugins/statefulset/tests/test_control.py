@@ -13,6 +13,10 @@ from statefulset_harness import Sim, burst, monotonic_invariants, new_statefulse
 
 POLICIES = ["OrderedReady", "Parallel"]
 
+# a claim template the API server accepts (access modes and a storage request are required)
+DATA_CLAIM = {"metadata": {"name": "data"},
+              "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+
 
 def make(replicas: int, policy: str, **spec) -> tuple[Sim, dict]:
     sim = Sim()
@@ -221,7 +225,7 @@ def test_status_after_scale_up():
 
 def test_retention_policy_delete_gives_claims_owner_references():
     sim = Sim()
-    sts = new_statefulset(3, volumeClaimTemplates=[{"metadata": {"name": "data"}, "spec": {}}],
+    sts = new_statefulset(3, volumeClaimTemplates=[DATA_CLAIM],
                           persistentVolumeClaimRetentionPolicy={"whenDeleted": "Delete", "whenScaled": "Delete"})
     created = sim.cluster.create(sts)
     sim.scale_up()
@@ -321,9 +325,9 @@ def test_a_claim_being_deleted_blocks_its_pod_until_it_is_gone():
     sim = Sim()
     sim.cluster.create({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
                         "metadata": {"name": "data-foo-0", "namespace": "default",
-                                     "finalizers": ["kubernetes.io/pvc-protection"]}, "spec": {}})
+                                     "finalizers": ["kubernetes.io/pvc-protection"]}, "spec": DATA_CLAIM["spec"]})
     sim.cluster.delete("v1", "PersistentVolumeClaim", "data-foo-0", "default")
-    sim.cluster.create(new_statefulset(1, volumeClaimTemplates=[{"metadata": {"name": "data"}, "spec": {}}]))
+    sim.cluster.create(new_statefulset(1, volumeClaimTemplates=[DATA_CLAIM]))
     sim.settle()  # the sync fails ("pvc data-foo-0 is being deleted"): can do nothing more for now
     assert sim.pods() == []
     claim = sim.cluster.get("v1", "PersistentVolumeClaim", "data-foo-0", "default")

@@ -1,4 +1,5 @@
-"""End to end: the installed `kubesim run` with the scheduler, the StatefulSet controller and the kubelet."""
+"""End to end: the installed `kubesim run` with the scheduler, the StatefulSet controller, the kubelet
+and the PV controller (which binds the set's claims)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import yaml
 from kubesim.testing import run_kubesim
 
 DATA = Path(__file__).parent / "data"
-PLUGINS = ("scheduler", "kubelet", "statefulset")
+PLUGINS = ("scheduler", "kubelet", "statefulset", "pv-controller")
 
 
 def events(result: dict) -> list[tuple[int, str, str, str, str]]:
@@ -108,6 +109,12 @@ def test_the_exported_cluster_holds_the_set_its_revisions_and_claims(runs):
         assert pod["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"] == f"data-{name}"
     claims = sorted(n for (k, n) in items if k == "PersistentVolumeClaim")
     assert claims == ["data-web-0", "data-web-1", "data-web-2"]  # retained after scale down (Retain policy)
+    for name in claims:  # each bound to the volume provisioned for it from the default class
+        claim = items[("PersistentVolumeClaim", name)]
+        assert claim["spec"]["storageClassName"] == "standard"
+        assert claim["status"]["phase"] == "Bound"
+        volume = items[("PersistentVolume", claim["spec"]["volumeName"])]
+        assert volume["spec"]["claimRef"]["name"] == name and volume["status"]["phase"] == "Bound"
     assert items[("Pod", "batch")]["status"]["phase"] == "Succeeded"
 
 

@@ -26,6 +26,7 @@ from kubesim.api.scenario import (
     ScenarioSpec,
     ScenarioStatus,
     ScenarioStepStatus,
+    SimulatedTime,
     StepPhase,
 )
 from kubesim.api.timeline import (
@@ -72,6 +73,7 @@ __all__ = [
     "ScenarioStatus",
     "ScenarioStep",
     "ScenarioStepStatus",
+    "SimulatedTime",
     "ScenarioTimelineEvent",
     "StepPhase",
     "TypeMeta",

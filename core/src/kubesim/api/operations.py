@@ -29,6 +29,10 @@ class ScenarioStep:
     major: int = 0
     minor: int = 0
 
+    def __str__(self) -> str:
+        """`4/0`: how every kubesim output writes a step (`4.0` would read as a decimal)."""
+        return f"{self.major}/{self.minor}"
+
 
 @attrs.frozen
 class TypeMeta:

@@ -136,7 +136,15 @@ class ScenarioTimelineEvent:
 
 @attrs.define
 class ScenarioResult:
-    """The simulator's version and the timeline keyed by MajorStep (as a decimal string)."""
+    """The simulator's version and the timeline keyed by MajorStep (as a decimal string).
+
+    `scenario_hash` (a kubesim extension, kubesim.api.digest) is the hash of the spec the
+    run started with; results written by older versions have none.
+    """
 
     simulator_version: str = ""
+    scenario_hash: str | None = None
     timeline: dict[str, list[ScenarioTimelineEvent]] = attrs.field(factory=dict)
+    metrics: list[dict[str, Any]] | None = None
+    """kubesim extension (simulated time): the metrics records written every metricsTick, each
+    as one JSON line of `kubesim run --metrics` (k8s-cluster-simulator's shape)."""

@@ -152,6 +152,9 @@ def validate_scenario(
         bad("metadata.name", "required: a Scenario needs a name")
 
     _check_controllers(scenario, controllers, bad)
+    if scenario.spec.simulated_time is not None:
+        for field, message in scenario.spec.simulated_time.problems():
+            bad(f"spec.simulatedTime.{field}", message)
 
     known = _Known()
 

@@ -9,8 +9,11 @@ run. The other run flags (--seed, ...) apply to both.
 `kubesim compare --recorded result.json` compares a replay of a `kubesim record` scenario
 with what the recorded cluster's scheduler did (kubesim.cli.compare_recorded).
 
+Two result files must be of the same scenario (equal status.scenarioResult.scenarioHash,
+the hash of the spec, kubesim.api.digest): else compare exits 2 unless `--force`.
+
 Exit codes: 0; 1 when `--fail-if-worse METRIC` finds B worse than A on METRIC, or a
-run failed; 2 for invalid input.
+run failed; 2 for invalid input (results of different scenarios without --force).
 """
 
 from __future__ import annotations
@@ -28,8 +31,10 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from kubesim.api import Scenario, ScenarioPhase, unstructure
+from kubesim.api.digest import spec_hash
 from kubesim.api.loader import load_documents
 from kubesim.input_limits import RESULT_LIMITS
+from kubesim.cli import consoles
 from kubesim.cli.compare_recorded import compare_with_recording
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import dump, write_atomic
@@ -45,7 +50,7 @@ from kubesim.results.compare import METRICS, Comparison, compare
 from kubesim.results.gcpause import paused_gc
 from kubesim.scenario import EngineOptions, Simulator
 
-__all__ = ["compare_command", "paired_option", "render_comparison"]
+__all__ = ["check_same_scenario", "compare_command", "paired_option", "render_comparison"]
 
 DEFAULT_ROWS = 30
 
@@ -118,6 +123,31 @@ def _load_pair(files: Sequence[str], scenario: str | None) -> list[Scenario] | N
                 invalid(exc)
             picked.append(_pick(f, results, scenario))
         return picked
+
+
+def _scenario_hash(file: str, result: Scenario) -> str:
+    """The result's stored scenario hash; for a result of an older kubesim (none stored), the
+    hash of the spec it holds, with a warning that says so."""
+    stored = result.status.scenario_result.scenario_hash if result.status.scenario_result else None
+    if stored is not None:
+        return stored
+    click.echo(f"warning: {file}: scenario hash unknown (a result of an older kubesim): "
+               "comparing the specs the results hold instead", err=True)
+    return spec_hash(unstructure(result.spec))
+
+
+def check_same_scenario(files: Sequence[str], results: Sequence[Scenario], *, force: bool) -> None:
+    """Exit 2 when two results are of different scenarios (their scenario hashes differ),
+    unless `force`, which only warns."""
+    (fa, a), (fb, b) = zip(files, results)
+    ha, hb = _scenario_hash(fa, a), _scenario_hash(fb, b)
+    if ha == hb:
+        return
+    what = (f"{fa} (scenario {a.name}, {ha[:19]}) and {fb} (scenario {b.name}, {hb[:19]}) are results "
+            "of different scenarios")
+    if not force:
+        fail(f"{what}: compare two runs of the same scenario, or give --force", EXIT_INVALID)
+    click.echo(f"warning: {what} (--force: compared anyway)", err=True)
 
 
 def _pick(file: str, results: list[Scenario], scenario: str | None) -> Scenario:
@@ -233,6 +263,8 @@ def compare_command(hooks: Hooks) -> click.Command:
     @click.option("--rows", type=int, default=DEFAULT_ROWS, show_default=True,
                   help="Pods listed in the terminal table.")
     @click.option("--scenario", help="The scenario of this name (files may hold several).")
+    @click.option("--force", is_flag=True,
+                  help="Compare two result files even when they are of different scenarios.")
     @click.option("--recorded", is_flag=True,
                   help="FILES is one result of replaying a `kubesim record` scenario: compare its placements "
                        "with the recorded cluster's scheduler's.")
@@ -249,7 +281,8 @@ def compare_command(hooks: Hooks) -> click.Command:
                   help="Fail a run whose cluster grows past this many objects.")
     @click.option("-v", "--verbose", count=True, help="Log the runs (info; -vv for debug); warnings only by default.")
     def compare_cmd(files: tuple[str, ...], as_json: bool, output: str | None, fail_if_worse: tuple[str, ...],
-                    rows: int, scenario: str | None, recorded: bool, keep_results: str | None, seed: int,
+                    rows: int, scenario: str | None, force: bool, recorded: bool, keep_results: str | None,
+                    seed: int,
                     step_duration: timedelta, start_time: datetime, allow_unknown_targets: bool,
                     max_objects: int, verbose: int,
                     **plugin_values: Any) -> None:
@@ -276,6 +309,7 @@ def compare_command(hooks: Hooks) -> click.Command:
             if given or keep_results:
                 what = ", ".join(f"--{n.replace('_', '-')}" for n in given) or "--keep-results"
                 fail(f"{what} can only be used when comparing runs of a scenario file", EXIT_INVALID)
+            check_same_scenario(files, loaded, force=force)
             runs, labels = loaded, (files[0], files[1])
         else:
             paired = {name: (pairable[name], tuple(v)) for name, v in plugin_values.items() if name in pairable}
@@ -311,7 +345,7 @@ def _emit(comparison: Comparison, *, as_json: bool, output: str | None, rows: in
         render_comparison(comparison, Console(file=buf, width=140, color_system=None, force_terminal=False), rows=rows)
         text = buf.getvalue()
     else:
-        render_comparison(comparison, Console(), rows=rows)
+        render_comparison(comparison, consoles.console(), rows=rows)
         return
     if output is not None:
         write_atomic(output, text)

@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from kubesim.cli import consoles
 from kubesim.cli.output import write_atomic
 from kubesim.cli.report import EXIT_INVALID, fail, invalid
 from kubesim.errors import InvalidInput
@@ -72,7 +73,7 @@ def compare_with_recording(path: str, scenario: str | None, *, as_json: bool, ou
         render_recorded(comparison, Console(file=buf, width=140, color_system=None, force_terminal=False), rows=rows)
         text = buf.getvalue()
     else:
-        render_recorded(comparison, Console(), rows=rows)
+        render_recorded(comparison, consoles.console(), rows=rows)
         return
     if output is not None:
         write_atomic(output, text)

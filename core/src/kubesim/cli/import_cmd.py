@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 import yaml
+from click.core import ParameterSource
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -32,6 +33,7 @@ from kubesim.importing import (
 )
 from kubesim.input_limits import Limits
 from kubesim.plugins import Hooks
+from kubesim.simtime.kcs_config import KcsConfig, kcs_config_in, simulated_time_spec
 
 __all__ = ["import_command", "served_by_kubesim", "write_scenario"]
 
@@ -74,13 +76,23 @@ def write_scenario(scenario: dict[str, Any], output: str | None) -> None:
         sys.stdout.write(text)
 
 
+def _kcs_config(files: tuple[str, ...], max_bytes: int) -> KcsConfig | None:
+    """The first k8s-cluster-simulator config among the --from files (its tick, clock and metrics tick)."""
+    for path in files:
+        config = kcs_config_in(path, Limits(max_bytes, IMPORT_LIMITS.max_depth))
+        if config is not None:
+            return config
+    return None
+
+
 def import_command(hooks: Hooks) -> click.Command:
     """The `import` command."""
 
     @click.command("import")
     @click.option("--from", "files", multiple=True, type=click.Path(dir_okay=False),
                   help="Read objects from FILE instead of a live cluster (repeatable): a kubectl List (yaml/json), "
-                       "`kubesim run --export-cluster` output, a KWOK snapshot, a kube-scheduler-simulator export.")
+                       "`kubesim run --export-cluster` output, a KWOK snapshot, a kube-scheduler-simulator export, "
+                       "a k8s-cluster-simulator config (its nodes, and its tick as spec.simulatedTime).")
     @click.option("--kubeconfig", type=click.Path(dir_okay=False),
                   help="The kubeconfig of the live cluster (default: $KUBECONFIG or ~/.kube/config).")
     @click.option("--context", help="The kubeconfig context to use (default: its current-context).")
@@ -143,7 +155,12 @@ def import_command(hooks: Hooks) -> click.Command:
             unserved = Counter(f"{o['apiVersion']} {o['kind']} (not served by kubesim)"
                                for o in selection.objects if not served(o))
             objects = [o for o in selection.objects if served(o)]
+            kcs = _kcs_config(files, max_bytes)
+            if kcs is not None and click.get_current_context().get_parameter_source("done") != ParameterSource.COMMANDLINE:
+                done = False  # a k8s-cluster-simulator config runs in simulated time until its work ends
             scenario = scenario_from_objects(objects, name=name, workload_pods=workload_pods, done=done)
+            if kcs is not None:
+                scenario["spec"]["simulatedTime"] = simulated_time_spec(kcs)
         write_scenario(scenario, output)
         if quiet == 0:
             ops = scenario["spec"]["operations"]

@@ -1,8 +1,10 @@
-"""The `kubesim` command: run, validate, plugins, report, compare, serve, import, record and capacity.
+"""The `kubesim` command: run, validate, plugins, report, compare, explain, serve, import, record and capacity.
 
 Exit codes: 0 when every scenario ended Succeeded or Paused, 1 when one Failed (its
 result is still written) or an output could not be written, 2 for invalid input (nothing
-is run), 130 when interrupted by SIGINT and 143 by SIGTERM (what was computed is written).
+is run), 3 with `run --fail-on-paused` when one ended Paused (it ran out of operations
+before a done operation; its result is written), 130 when interrupted by SIGINT and 143
+by SIGTERM (what was computed is written).
 """
 
 from __future__ import annotations
@@ -17,20 +19,22 @@ from typing import Any
 
 import click
 import structlog
-from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from kubesim.api import Scenario, ScenarioPhase
 from kubesim.cli.capacity import capacity_command
 from kubesim.cli.compare import compare_command
+from kubesim.cli.consoles import console
+from kubesim.cli.explain import explain_command
 from kubesim.cli.import_cmd import import_command
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
+from kubesim.cli.progress import LIVE_INTERVAL, Mode, RunProgress
 from kubesim.cli.record_cmd import record_command
 from kubesim.cli.report import report_command
 from kubesim.cli.serve import serve_command
+from kubesim.cli.simtime_options import is_stream, simtime_from_cli, simtime_options
 from kubesim.cli.validate import check_step_times, load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
 from kubesim.controllers.settle import MAX_OBJECTS, SettleLimits
@@ -40,13 +44,16 @@ from kubesim.plugins import Hooks, PluginError, load_plugins
 from kubesim.scenario import UPDATE_STRATEGIES, EngineOptions, ScenarioRun, Simulator
 from kubesim.scenario import gate as builtin_gate
 from kubesim.scenario.memory import relax_full_collections
+from kubesim.simtime.kcs_config import load_kcs_config, with_kcs_cluster
+from kubesim.simtime.options import Until
 
 __all__ = ["build_cli", "main"]
 
 EXIT_FAILED = 1
 EXIT_INVALID = 2
+EXIT_PAUSED = 3
 
-_stderr = Console(stderr=True)
+_stderr = console(stderr=True)
 
 
 def _fail_invalid(exc: InvalidInput) -> None:
@@ -78,7 +85,7 @@ def _summary(scenarios: Sequence[Scenario]) -> Table:
                         counts[field] += 1
         detail = ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
         step = s.status.step_status.step
-        table.add_row(s.name, s.status.phase.value if s.status.phase else "", f"{step.major}.{step.minor}",
+        table.add_row(s.name, s.status.phase.value if s.status.phase else "", str(step),
                       detail, s.status.message or "")
     return table
 
@@ -128,7 +135,7 @@ def build_cli(hooks: Hooks) -> click.Group:
         """kubesim: deterministic scenario-based simulation of Kubernetes schedulers and controllers."""
 
     @cli.command()
-    @click.argument("files", nargs=-1, required=True)
+    @click.argument("files", nargs=-1)
     @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the Scenario(s) with status and timeline as JSON.")
     @click.option("--export-cluster", type=click.Path(dir_okay=False), help="Write every object of the final cluster as a kubectl-style List (.yaml or .json).")
     @click.option("--seed", type=int, default=0, show_default=True, help="Seed for every random choice (ties, generated names).")
@@ -137,39 +144,51 @@ def build_cli(hooks: Hooks) -> click.Group:
     @click.option("--update-results-strategy", type=click.Choice(UPDATE_STRATEGIES), envvar="UPDATE_SCENARIO_RESULTS_STRATEGY", default="AtMovingNextStep", show_default=True, help="When the in-cluster Scenario's status.scenarioResult is updated.")
     @click.option("--allow-unknown-targets", is_flag=True, help="Allow patch/delete of objects no earlier operation creates (controllers may create them).")
     @click.option("--max-objects", type=click.IntRange(min=1), default=MAX_OBJECTS, show_default=True, help="Fail a scenario whose cluster grows past this many objects.")
+    @click.option("--fail-on-paused", is_flag=True, help="Exit 3 when a scenario ends Paused (no done operation), e.g. in CI.")
+    @click.option("--progress-interval", type=DURATION, default="5s", show_default=True, help="Time between progress log lines on stderr when it is not a terminal (-q: none).")
+    @simtime_options
     @_verbose_options
     def run(files: tuple[str, ...], output: str | None, export_cluster: str | None, seed: int,
             step_duration: timedelta, start_time: datetime, update_results_strategy: str,
-            allow_unknown_targets: bool, max_objects: int, verbose: int, quiet: int,
+            allow_unknown_targets: bool, max_objects: int, fail_on_paused: bool, progress_interval: timedelta,
+            simulated_time: bool, until: Until | None, max_ticks: int | None, metrics: str | None,
+            metrics_format: str, metrics_tick: timedelta | None, kcs_config: str | None, verbose: int, quiet: int,
             **plugin_options: Any) -> None:
-        """Run the scenarios in FILES (YAML or JSON, several documents each) one after another."""
+        """Run the scenarios in FILES (YAML or JSON, several documents each) one after another.
+
+        With --kcs-config, FILES may be left out: the config's cluster runs on its own.
+        """
         verbosity = _verbosity(verbose, quiet)
         configure_logging(verbosity)
+        ctx = click.get_current_context()
         try:
-            scenarios = load_and_validate(files, hooks, allow_unknown_targets=allow_unknown_targets)
+            kcs = load_kcs_config(kcs_config) if kcs_config else None
+            if not files and kcs is None:
+                raise click.UsageError("give scenario FILES, or --kcs-config")
+            scenarios = load_and_validate(files, hooks, allow_unknown_targets=allow_unknown_targets) if files else []
+            if kcs is not None:
+                scenarios = with_kcs_cluster(kcs, scenarios)
+            sim = simtime_from_cli(ctx, simulated_time=simulated_time, until=until, max_ticks=max_ticks,
+                                   metrics=metrics, metrics_format=metrics_format, metrics_tick=metrics_tick,
+                                   step_duration=step_duration, start_time=start_time, kcs=kcs)
             options = EngineOptions(seed=seed, step_duration=step_duration, start_time=start_time,
                                     update_strategy=update_results_strategy,
                                     allow_unknown_targets=allow_unknown_targets,
                                     settle_limits=SettleLimits(max_objects=max_objects),
-                                    plugin_options=plugin_options)
+                                    plugin_options=plugin_options, simulated_time=sim)
             check_step_times(options, scenarios)
         except InvalidInput as exc:
             _fail_invalid(exc)
-        _check_outputs(**{"--output": output, "--export-cluster": export_cluster})
-        show_progress = _stderr.is_terminal and verbosity >= 0
-        simulator = Simulator(hooks, options)
+        sinks = {f"--metrics {s.dest}": s.dest for s in (sim.metrics if sim else ()) if not is_stream(s.dest)}
+        _check_outputs(**{"--output": output, "--export-cluster": export_cluster, **sinks})
+        for path in sinks.values():
+            if not _write_output(path, lambda: ""):  # truncated once: each scenario appends its records
+                sys.exit(EXIT_FAILED)
+        mode: Mode = "off" if verbosity < 0 else "live" if _stderr.is_terminal else "log"
         interrupted: KeyboardInterrupt | None = None
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                      console=_stderr, transient=True, disable=not show_progress) as progress:
-            task = progress.add_task("starting", total=None)
-
-            def on_step(run: ScenarioRun) -> None:
-                step = run.scenario.status.step_status.step
-                last = max((op.step for op in run.scenario.spec.operations), default=0)
-                progress.update(task, description=f"{run.scenario.name}: step {step.major}/{last}, "
-                                                  f"{run.timeline.event_count()} events")
-
-            simulator.progress = on_step
+        with RunProgress(_stderr, mode, log_interval=progress_interval.total_seconds()) as progress:
+            simulator = Simulator(hooks, options, progress=progress.update,
+                                  live=progress.update if mode != "off" else None, live_interval=LIVE_INTERVAL)
             try:
                 simulator.run(scenarios)
             except KeyboardInterrupt as exc:
@@ -188,6 +207,15 @@ def build_cli(hooks: Hooks) -> click.Group:
             sys.exit(exit_code(interrupted))
         if not written or any(s.status.phase == ScenarioPhase.FAILED for s in results):
             sys.exit(EXIT_FAILED)
+        paused = [s for s in results if s.status.phase == ScenarioPhase.PAUSED]
+        for s in paused:
+            if fail_on_paused or verbosity >= 0:
+                level = "error" if fail_on_paused else "warning"
+                hint = "" if fail_on_paused else " (--fail-on-paused makes this exit 3)"
+                click.echo(f"{level}: scenario {s.name} ended Paused at step {s.status.step_status.step}: "
+                           f"its operations ran out before a done operation{hint}", err=True)
+        if paused and fail_on_paused:
+            sys.exit(EXIT_PAUSED)
 
     for option in hooks.run_options():
         run.params.append(option)
@@ -227,10 +255,11 @@ def build_cli(hooks: Hooks) -> click.Group:
             table.add_column(col)
         for i in infos:
             table.add_row(i.name, i.distribution or "-", i.version or "-", ", ".join(i.hooks))
-        Console().print(table)
+        console().print(table)
 
     cli.add_command(report_command(hooks))
     cli.add_command(compare_command(hooks))
+    cli.add_command(explain_command())
     cli.add_command(serve_command(hooks))
     cli.add_command(import_command(hooks))
     cli.add_command(record_command(hooks))

@@ -66,9 +66,11 @@ def report_command(hooks: Hooks) -> click.Command:
                scenario: str | None, title: str | None) -> None:
         """Write an HTML report of RESULT (a file written by `kubesim run -o`).
 
-        Plots: cluster allocation and fragmentation, per-node utilization, pending pods,
-        filter rejection reasons; tables: pods that failed scheduling, scheduler plugins,
-        and the tables of installed plugins' result aggregators.
+        Plots: cluster allocation and fragmentation, per-node utilization, pending pods
+        (on their own axis) with binds and preemptions per step, filter rejection reasons
+        (in failed attempts, and in attempts that bound the pod elsewhere); tables: pods
+        that failed scheduling, scheduler plugins, and the tables of installed plugins'
+        result aggregators. See docs/watching-runs-and-reading-results.md.
         """
         all_tables = analyze_file(result, hooks, scenario)
         try:

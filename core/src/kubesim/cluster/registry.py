@@ -92,6 +92,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     _t("storage.k8s.io", "CSINode", "csinodes", namespaced=False),
     _t("storage.k8s.io", "CSIDriver", "csidrivers", namespaced=False),
     _t("storage.k8s.io", "VolumeAttachment", "volumeattachments", namespaced=False, status=True),
+    _t("storage.k8s.io", "CSIStorageCapacity", "csistoragecapacities"),
     _t("coordination.k8s.io", "Lease", "leases"),
     _t("resource.k8s.io", "DeviceClass", "deviceclasses", namespaced=False),
     _t("resource.k8s.io", "ResourceClaim", "resourceclaims", status=True),

@@ -18,7 +18,7 @@ from kubesim.k8s.validation import FieldError, is_dns1123_label
 from .pods import default_pod, initial_pod_status
 from .priority import default_priority_class
 from .registry import CRD_TYPE, ResourceType
-from .validation import apps, batch, dra, nodes, podspec, policy, scheduling
+from .validation import apps, batch, dra, nodes, podspec, policy, scheduling, storage
 from .workload_defaults import (
     default_daemonset,
     default_deployment,
@@ -43,6 +43,10 @@ _DEFAULTS: dict[tuple[str, str], Callable[[Obj], None]] = {
     ("apps", "StatefulSet"): default_statefulset,
     ("apps", "DaemonSet"): default_daemonset,
     ("batch", "Job"): default_job,
+    ("", "PersistentVolume"): storage.default_persistent_volume,
+    ("", "PersistentVolumeClaim"): storage.default_persistent_volume_claim,
+    ("storage.k8s.io", "StorageClass"): storage.default_storage_class,
+    ("storage.k8s.io", "CSIDriver"): storage.default_csi_driver,
     ("resource.k8s.io", "ResourceClaim"): lambda o: dra.default_device_claim(((o.get("spec") or {}).get("devices"))),
     ("resource.k8s.io", "ResourceClaimTemplate"): lambda o: dra.default_device_claim(
         (((o.get("spec") or {}).get("spec") or {}).get("devices"))),
@@ -58,6 +62,11 @@ _VALIDATE: dict[tuple[str, str], Callable[[Obj], list[FieldError]]] = {
     ("batch", "Job"): batch.validate_job,
     ("policy", "PodDisruptionBudget"): policy.validate_pod_disruption_budget,
     _PRIORITY_CLASS: scheduling.validate_priority_class,
+    ("", "PersistentVolume"): storage.validate_persistent_volume,
+    ("", "PersistentVolumeClaim"): storage.validate_persistent_volume_claim,
+    ("storage.k8s.io", "StorageClass"): storage.validate_storage_class,
+    ("storage.k8s.io", "CSINode"): storage.validate_csi_node,
+    ("storage.k8s.io", "CSIDriver"): storage.validate_csi_driver,
     ("resource.k8s.io", "DeviceClass"): dra.validate_device_class,
     ("resource.k8s.io", "ResourceClaim"): dra.validate_resource_claim,
     ("resource.k8s.io", "ResourceClaimTemplate"): dra.validate_resource_claim_template,
@@ -81,6 +90,10 @@ _VALIDATE_UPDATE: dict[tuple[str, str], Callable[[Obj, Obj], list[FieldError]]] 
     ("batch", "Job"): batch.validate_job_update,
     _NAMESPACE: lambda new, old: [],  # ValidateNamespaceUpdate checks metadata only
     _PRIORITY_CLASS: scheduling.validate_priority_class_update,
+    ("", "PersistentVolume"): storage.validate_persistent_volume_update,
+    ("", "PersistentVolumeClaim"): storage.validate_persistent_volume_claim_update,
+    ("storage.k8s.io", "StorageClass"): storage.validate_storage_class_update,
+    ("storage.k8s.io", "CSIDriver"): storage.validate_csi_driver_update,
     ("resource.k8s.io", "ResourceClaim"): dra.validate_resource_claim_update,
 }
 
@@ -135,6 +148,8 @@ def prepare_for_create(rt: ResourceType, obj: dict[str, Any], builtin: bool, now
             spec["finalizers"] = [*finalizers, "kubernetes"]
     elif gk == ("", "PersistentVolume"):
         obj["status"] = {"phase": "Pending", "lastPhaseTransitionTime": now}
+    elif gk == ("", "PersistentVolumeClaim"):
+        obj["status"] = {"phase": "Pending"}
     elif rt is CRD_TYPE:
         obj["status"] = _crd_status(obj, now)
     elif rt.status_subresource and gk not in _KEEPS_STATUS_ON_CREATE:

@@ -25,7 +25,7 @@ from kubesim.k8s.decoding import decode_error, metadata_decoding_message
 from kubesim.k8s.validation import invalid_error, name_check_for, validate_object_meta
 from kubesim.k8s.values import json_kind, show_value
 
-from . import priority, strategies
+from . import priority, storage_class, strategies
 from .admission import AdmissionChain, write_request
 from .crds import CustomResourceDefinitions
 from .events import ADDED, DELETED, MODIFIED, EventBus, WatchEvent
@@ -184,6 +184,9 @@ class GenericStore:
         strategies.apply_defaults(rt, obj, field_validation)
         if rt is self._pods:
             self._admit_pod_priority(obj, None)
+        elif (rt.group, rt.kind) == ("", "PersistentVolumeClaim"):
+            bucket = self.store.buckets.get(("storage.k8s.io", "StorageClass"))
+            storage_class.admit_claim_default_class(obj, bucket.objects.values() if bucket is not None else ())
         admitting = write_request("CREATE", rt, key, obj, None, actor, None) if self.admission else None
         if admitting is not None:
             mutated = self.admission.mutate_object(admitting)

@@ -174,6 +174,7 @@ class Runtime:
         seed: int = 0,
         options: Mapping[str, Any] | None = None,
         capabilities: Capabilities | None = None,
+        simulated_time: bool = False,
     ) -> None:
         self._cluster = cluster
         self._hooks = hooks
@@ -185,6 +186,9 @@ class Runtime:
         self.options: Mapping[str, Any] = dict(options or {})
         self._feature_gates: FeatureGates | None = None
         self.capabilities = capabilities or Capabilities()
+        self.simulated_time = simulated_time
+        """Whether the scenario runs in simulated time (kubesim.simtime): a tick per step, metrics
+        built from simSpec. The kubelet then writes no kubesim.io/usage annotation at each phase."""
         cluster.graceful_pod_deletion = self.capabilities.graceful_pod_deletion
 
     @classmethod

@@ -1,6 +1,7 @@
 """Reading cluster objects from files: a kubectl List (`kubectl get -o yaml/json`, or
 `kubesim run --export-cluster`), single objects or multi-document YAML (a KWOK snapshot,
-`kwokctl snapshot save --format k8s`), or kube-scheduler-simulator's export JSON.
+`kwokctl snapshot save --format k8s`), kube-scheduler-simulator's export JSON, or a
+k8s-cluster-simulator config (its `cluster` nodes; see kubesim.simtime.kcs_config).
 
 The export of kube-scheduler-simulator (simulator/export/export.go, ResourcesForExport) is an
 object of lists keyed by kind: pods, nodes, pvs, pvcs, storageClasses, priorityClasses,
@@ -15,6 +16,8 @@ from typing import Any
 from kubesim.api.loader import load_documents
 from kubesim.errors import InvalidInput, Problem
 from kubesim.input_limits import MAX_DEPTH, Limits
+
+from kubesim.simtime.kcs_config import is_kcs_config, parse_kcs_config
 
 from .selection import select_objects
 
@@ -38,7 +41,8 @@ an object: use it with `kubesim run --scheduler-config`)."""
 
 _KSS_OTHER_KEYS = frozenset({"schedulerConfig"})
 _EXPECTED = ("expected a Kubernetes object (apiVersion and kind), a List (kind List with items), "
-             "or a kube-scheduler-simulator export (keys " + ", ".join(sorted(KSS_EXPORT_KEYS)) + ")")
+             "a kube-scheduler-simulator export (keys " + ", ".join(sorted(KSS_EXPORT_KEYS)) + "), "
+             "or a k8s-cluster-simulator config (tick, startClock, metricsTick, metricsLogger, cluster)")
 
 
 def _typed(item: Any, where: str, file: str, api_version: str | None, kind: str | None) -> dict[str, Any]:
@@ -110,6 +114,8 @@ def read_objects(path: str, limits: Limits = IMPORT_LIMITS) -> list[dict[str, An
             out.append(_typed(doc, where, path, None, None))
         elif _is_kss_export(doc):
             out.extend(_kss_items(doc, where, path))
+        elif is_kcs_config(doc):
+            out.extend(parse_kcs_config(doc, path).nodes)
         else:
             raise InvalidInput([Problem(where, f"unknown format: {_EXPECTED}", path)])
     return out

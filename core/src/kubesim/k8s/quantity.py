@@ -27,6 +27,7 @@ __all__ = [
     "Quantity",
     "QuantityError",
     "canonical",
+    "format_nano",
     "milli_value",
     "nano_to_milli",
     "nano_to_value",
@@ -216,6 +217,11 @@ def _canonical(nano: int, fmt: str) -> str:
     if suffix is None:
         return f"{sign}{mantissa}e{exponent}"  # beyond exa: the exponent form
     return f"{sign}{mantissa}{suffix}"
+
+
+def format_nano(nano: int, fmt: str) -> str:
+    """The string Go marshals a Quantity of `nano` nano-units in format `fmt` to (sums keep a format)."""
+    return _canonical(nano, fmt)
 
 
 def canonical(q: object) -> str:

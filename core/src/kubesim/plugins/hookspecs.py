@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from kubesim.cluster import AdmissionRequest, AdmissionResponse
     from kubesim.controllers import ControllerFactory, ControllerWaiter, Runtime, StepGate
+    from kubesim.simtime.submitters import Submitter
 
 # --- scheduler -------------------------------------------------------------
 
@@ -107,6 +108,23 @@ def kubesim_check_scenario_step_phase(controller_name: str, gate: StepGate) -> b
     :param controller_name: the SimulationController that finished one loop
     :param gate: read access to the running scenario's step status
     :return: True to pause the controller, False to let it go on, None for no opinion
+    """
+
+
+@hookspec
+def kubesim_submitters(runtime: Runtime) -> Sequence[Submitter]:
+    """Submitters that create, update, delete and freeze pods as simulated time passes.
+
+    Called once per scenario run. Every tick (each MajorStep) the engine calls each
+    submitter's `submit(tick)` in the order of their names, after the scenario's operations
+    of that step and before the scheduler runs; a submitter that returns a
+    `TerminateSubmitterEvent` is not called again. Pods are written through the cluster API
+    as actor `submitter:<name>` (see `kubesim.simtime.submitters` and docs/simulated-time.md).
+
+    .. versionadded:: 0.4
+
+    :param runtime: the scenario's runtime (reader, clock, seed, options)
+    :return: submitters; their names must be unique
     """
 
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from kubesim.cluster import AdmissionRequest, AdmissionResponse
     from kubesim.controllers import ControllerFactory, ControllerWaiter, Runtime, StepGate
+    from kubesim.simtime.submitters import Submitter
 
 __all__ = ["ENTRY_POINT_GROUP", "Hooks", "PluginError", "PluginInfo", "hook_names", "load_plugins"]
 
@@ -203,6 +204,14 @@ class Hooks:
             for plugin, result in self._per_plugin("kubesim_controller_waiters")
         ]
         return _merge_named("controller waiter", pairs)
+
+    def submitters(self, runtime: Runtime) -> list[Submitter]:
+        """Every plugin's submitters for one scenario run, sorted by name; duplicate names are an error."""
+        pairs = [
+            (plugin, {s.name: s for s in result or ()})
+            for plugin, result in self._per_plugin("kubesim_submitters", runtime=runtime)
+        ]
+        return list(_merge_named("submitter", pairs).values())
 
     def check_scenario_step_phase(self, controller_name: str, gate: StepGate) -> bool:
         """True when the SimulationController must pause at the end of this loop."""

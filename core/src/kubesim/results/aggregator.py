@@ -83,7 +83,7 @@ def _aggregate(result: Scenario, checked: list[tuple[str, Aggregator[Any]]]) -> 
                 accs[i] = fold(accs[i], event, state)
             except Exception as exc:
                 what = (f'result aggregator "{checked[i][0]}" (fold, on event {event.id or event.kind} '
-                        f"at step {event.step.major}.{event.step.minor})")
+                        f"at step {event.step})")
                 raise AggregatorError(crash_message(what, exc, type(checked[i][1]).__module__)) from exc
     tables: dict[str, Table] = {}
     for (name, agg), acc in zip(checked, accs):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +11,7 @@ import attrs
 from kubesim.api import Scenario
 from kubesim.results.aggregator import Aggregator, AggregatorError, aggregate
 from kubesim.results.cluster_table import ClusterStepTable
+from kubesim.results.metrics_tables import METRICS_TABLES, metrics_tables
 from kubesim.results.node_table import NodeStepTable
 from kubesim.results.plugin_table import FilterReasonTable, PluginTable
 from kubesim.results.pod_table import PodTable
@@ -46,10 +47,25 @@ def plugin_aggregators(hooks: Hooks) -> dict[str, Aggregator[Any]]:
 
 @attrs.frozen
 class ResultTables:
-    """The tables of one result (one Scenario), by name."""
+    """The tables of one result (one Scenario), by name, and the result itself (the report's
+    pod drill-down reads its attempts).
+
+    `tables["pods"]` is one table; iterating (`list(tables)`, `for t in tables`) gives
+    every table in order, built-in ones first; `"pods" in tables` tests a name.
+    """
 
     scenario: str
     tables: dict[str, Table]
+    result: Scenario | None = attrs.field(default=None, eq=False, repr=False)
+
+    def __iter__(self) -> Iterator[Table]:
+        return iter(self.tables.values())
+
+    def __len__(self) -> int:
+        return len(self.tables)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.tables
 
     def __getitem__(self, name: str) -> Table:
         try:
@@ -84,6 +100,9 @@ def analyze(
 ) -> ResultTables:
     """All tables of `result` in one pass over its timeline.
 
+    A result of a run in simulated time has the metrics tables too (node_usage, pod_metrics,
+    queue: `kubesim.results.metrics_tables`), built from its metrics records.
+
     :param hooks: add the aggregators that installed plugins register
     :param aggregators: more aggregators by table name
     :param builtins: include the built-in tables (pods, nodes, cluster, plugins, filter_reasons)
@@ -95,4 +114,10 @@ def analyze(
         if name in selected:
             raise AggregatorError(f"result aggregator {name!r} clashes with another table of that name")
         selected[name] = agg
-    return ResultTables(result.name, aggregate(result, selected))
+    for name in selected:
+        if name in METRICS_TABLES:
+            raise AggregatorError(f"result aggregator {name!r} clashes with the metrics table of that name")
+    tables = aggregate(result, selected)
+    if builtins:
+        tables.update(metrics_tables(result))
+    return ResultTables(result.name, tables, result)

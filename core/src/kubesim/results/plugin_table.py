@@ -8,7 +8,9 @@ recorded node would score higher than the chosen one. At the summary detail leve
 the best nodes' scores are recorded, and the figures are over those.
 
 "filter_reasons": every rejection reason with the nodes and attempts it rejected, at
-any detail level; the plugin is named when the full detail level recorded it.
+any detail level; the plugin is named when the full detail level recorded it. Nodes
+are counted twice over: in every attempt, and in failed attempts only (a node filtered
+out in an attempt that bound the pod elsewhere did not keep the pod pending).
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ FILTER_REASON_COLUMNS = (
     Column("nodes", "int", "nodes rejected with it, summed over attempts"),
     Column("attempts", "int", "attempts in which it rejected at least one node"),
     Column("pods", "int", "distinct pods whose attempts it rejected nodes of"),
+    Column("failed_nodes", "int", "nodes rejected with it in failed attempts (the pod stayed pending)"),
+    Column("failed_attempts", "int", "failed attempts in which it rejected at least one node"),
 )
 
 
@@ -148,6 +152,8 @@ class _ReasonStats:
     nodes: int = 0
     attempts: int = 0
     pods: set[str] = attrs.field(factory=set)
+    failed_nodes: int = 0
+    failed_attempts: int = 0
 
 
 class FilterReasonTable:
@@ -164,6 +170,7 @@ class FilterReasonTable:
             return acc
         _, _, namespace, name = event.target
         pod = f"{namespace}/{name}"
+        failed = event.kind == "podUnscheduled"
         for attempt in new_attempts(event):
             counts: Counter[tuple[str, str | None]] = Counter()
             if attempt.plugin_results.filter:
@@ -177,9 +184,13 @@ class FilterReasonTable:
                 s.nodes += n
                 s.attempts += 1
                 s.pods.add(pod)
+                if failed:
+                    s.failed_nodes += n
+                    s.failed_attempts += 1
         return acc
 
     def table(self, acc: dict[tuple[str, str | None], _ReasonStats]) -> Table:
         items = sorted(acc.items(), key=lambda kv: (-kv[1].nodes, kv[0][0], kv[0][1] or ""))
-        rows = [(reason, plugin, s.nodes, s.attempts, len(s.pods)) for (reason, plugin), s in items]
+        rows = [(reason, plugin, s.nodes, s.attempts, len(s.pods), s.failed_nodes, s.failed_attempts)
+                for (reason, plugin), s in items]
         return Table(self.name, FILTER_REASON_COLUMNS, rows, "one row per rejection reason (and plugin), most nodes first")

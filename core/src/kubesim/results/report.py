@@ -12,14 +12,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from kubesim.results.analysis import BUILTIN_TABLES, ResultTables
+from kubesim.results.metrics_report import metrics_sections
+from kubesim.results.metrics_tables import METRICS_TABLES
+from kubesim.results.report_explain import explain_section
 from kubesim.results.table import Table
 
 Figure = Any  # plotly.graph_objects.Figure (plotly ships no type information)
 
-__all__ = ["MAX_TABLE_ROWS", "ReportUnavailable", "render_report"]
+__all__ = ["HEATMAP_CELL_LIMIT", "MAX_TABLE_ROWS", "ReportUnavailable", "render_report"]
 
 MAX_TABLE_ROWS = 500
 _HEATMAP_LABEL_LIMIT = 60
+HEATMAP_CELL_LIMIT = 200_000
+"""Cells (nodes x steps) per heatmap variant: past it, every k-th step is shown (and the last),
+so a 5,000-node page stays a few MB and opens in about a second."""
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1200px;
@@ -31,9 +37,11 @@ h3 { font-size: 1.05em; margin-top: 28px; }
 .summary b { display: block; font-size: 1.3em; }
 table.data { border-collapse: collapse; font-size: 0.85em; margin: 8px 0; }
 table.data th, table.data td { border: 1px solid #d9e2ec; padding: 3px 8px; text-align: left; vertical-align: top; }
-table.data th { background: #f0f4f8; }
+table.data th { background: #f0f4f8; vertical-align: bottom; }
+table.data td { overflow-wrap: break-word; }
+table.data td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .note { color: #627d98; font-size: 0.9em; }
-.scroll { overflow-x: auto; }
+.scroll { overflow-x: auto; max-width: 100%; }
 """
 
 
@@ -77,22 +85,31 @@ def _allocation_figure(go: Any, cluster: Table) -> Figure:
         if col in names:
             fig.add_trace(go.Scatter(x=steps, y=cluster.column(col), name=label, mode="lines+markers",
                                      line={"dash": dash}))
+    shares = [v for col in ("allocation", "cpu_allocation", "memory_allocation", "fragmentation") if col in names
+              for v in cluster.column(col) if v is not None]
+    small = max(shares, default=0) < 0.1  # whole percents would repeat (1%, 1%, 2%, 2%)
     _layout(fig, "Cluster allocation over steps", xaxis=_step_axis(steps),
-            yaxis={"tickformat": ".0%", "rangemode": "tozero"})
+            yaxis={"tickformat": ".1%" if small else ".0%", "rangemode": "tozero"})
     return fig
 
 
 def _heatmap_figure(go: Any, nodes: Table) -> Figure:
     names = nodes.column_names
-    steps = sorted(set(nodes.column("step")))
+    all_steps = sorted(set(nodes.column("step")))
     node_names = sorted(set(nodes.column("node")))
+    every = max(1, -(-len(node_names) * len(all_steps) // HEATMAP_CELL_LIMIT))
+    steps = all_steps[::every]
+    if steps and steps[-1] != all_steps[-1]:
+        steps.append(all_steps[-1])
+    thinned = f" (one step in {every} of {len(all_steps)}, and the last)" if every > 1 else ""
     ratio_cols = [c for c in names if c.endswith("_ratio")]
     usage_cols = [c for c in names if c.endswith("_usage") and any(v is not None for v in nodes.column(c))]
     variants: list[tuple[str, list[list[float | None]]]] = []
     index = {(r["step"], r["node"]): r for r in nodes.records()}
 
     def grid(value: Any) -> list[list[float | None]]:
-        return [[value(index.get((s, n))) for s in steps] for n in node_names]
+        # 4 decimals (0.01% of a node) keep a 5,000-node page's data small
+        return [[_round(value(index.get((s, n)))) for s in steps] for n in node_names]
 
     for col in ratio_cols:
         variants.append((f"{col[:-6]} requested / allocatable", grid(lambda r, c=col: r[c] if r else None)))
@@ -114,40 +131,86 @@ def _heatmap_figure(go: Any, nodes: Table) -> Figure:
         ))
     buttons = [
         {"label": label, "method": "update",
-         "args": [{"visible": [j == i for j in range(len(variants))]}, {"title": f"Per-node utilization: {label}"}]}
+         "args": [{"visible": [j == i for j in range(len(variants))]},
+                  {"title": f"Per-node utilization: {label}{thinned}"}]}
         for i, (label, _) in enumerate(variants)
     ]
     first = variants[0][0] if variants else ""
     height = max(320, min(1200, 18 * len(node_names) + 140))
-    _layout(fig, f"Per-node utilization: {first}", height=height, xaxis=_step_axis(steps),
+    _layout(fig, f"Per-node utilization: {first}{thinned}", height=height, xaxis=_step_axis(steps),
             yaxis={"showticklabels": len(node_names) <= _HEATMAP_LABEL_LIMIT, "title": "node", "autorange": "reversed"},
-            updatemenus=[{"buttons": buttons, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.15}]
+            updatemenus=[{"buttons": buttons, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.0,
+                          "yanchor": "bottom", "pad": {"b": 6}}]
             if len(buttons) > 1 else [])
+    if len(buttons) > 1:  # the menu sits between the title and the plot, below plotly's toolbar
+        fig.update_layout(margin={"t": 90})
     return fig
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _count_axis(values: Sequence[int], title: str) -> dict[str, Any]:
+    """A y axis of whole counts from 0: a tick per pod up to 10 (a count of 1 is a whole pod, not noise)."""
+    axis: dict[str, Any] = {"title": title, "rangemode": "tozero", "tickformat": "d"}
+    top = max(values, default=0)
+    if top <= 10:
+        axis.update(tick0=0, dtick=1, range=[0, max(top, 1) * 1.1])
+    return axis
 
 
 def _pending_figure(go: Any, cluster: Table) -> Figure:
+    """Pending pods on their own axis (top); binds and preemptions during each step below."""
+    from plotly.subplots import make_subplots
+
     steps = cluster.column("step")
-    fig = go.Figure()
-    fig.add_trace(go.Bar(x=steps, y=cluster.column("pending"), name="pending at step end", marker_color="#f0b429"))
-    for col, label in (("scheduled", "scheduled"), ("unschedulable", "unschedulable"), ("preempted", "preempted")):
-        fig.add_trace(go.Scatter(x=steps, y=cluster.column(col), name=label, mode="lines+markers"))
-    _layout(fig, "Pending pods over steps", xaxis=_step_axis(steps), yaxis={"title": "pods", "rangemode": "tozero"})
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.14, row_heights=[0.55, 0.45],
+                        subplot_titles=("pods pending at the end of each step", "pods bound and preempted during each step"))
+    pending, unschedulable = cluster.column("pending"), cluster.column("unschedulable")
+    fig.add_trace(go.Bar(x=steps, y=pending, name="pending at step end", marker_color="#f0b429"), row=1, col=1)
+    fig.add_trace(go.Scatter(x=steps, y=unschedulable, name="of those, failed an attempt in the step",
+                             mode="lines+markers", line={"color": "#d64545"}), row=1, col=1)
+    scheduled, preempted = cluster.column("scheduled"), cluster.column("preempted")
+    fig.add_trace(go.Scatter(x=steps, y=scheduled, name="bound during the step", mode="lines+markers",
+                             line={"color": "#2f8132"}), row=2, col=1)
+    fig.add_trace(go.Scatter(x=steps, y=preempted, name="preempted during the step", mode="lines+markers",
+                             line={"color": "#7c5e10", "dash": "dot"}), row=2, col=1)
+    _layout(fig, "Pending pods over steps", height=520)
+    axis = _step_axis(steps)
+    fig.update_xaxes(**{k: v for k, v in axis.items() if k != "title"})
+    fig.update_xaxes(title="step", row=2, col=1)
+    fig.update_yaxes(**_count_axis(pending + unschedulable, "pending pods"), row=1, col=1)
+    fig.update_yaxes(**_count_axis(scheduled + preempted, "pods"), row=2, col=1)
     return fig
 
 
-def _reasons_figure(go: Any, reasons: Table, limit: int = 20) -> Figure:
-    rows = list(reasons.records())[:limit]
+def _reasons_figure(go: Any, reasons: Table, limit: int = 20) -> Figure | None:
+    """Nodes rejected per reason: in failed attempts, and in attempts that bound the pod elsewhere,
+    stacked and labelled; most nodes in failed attempts first. None when no node was rejected."""
+    rows = sorted(reasons.records(), key=lambda r: (-r["failed_nodes"], -r["nodes"]))[:limit]
+    if not rows:
+        return None
     labels = [f"{r['reason']}" + (f" [{r['plugin']}]" if r["plugin"] else "") for r in rows]
-    fig = go.Figure(go.Bar(
-        x=[r["nodes"] for r in rows][::-1], y=[_short(s, 80) for s in labels][::-1], orientation="h",
-        customdata=[[r["attempts"], r["pods"], s] for r, s in zip(rows, labels)][::-1],
-        hovertemplate="%{customdata[2]}<br>%{x} nodes rejected in %{customdata[0]} attempts of "
-                      "%{customdata[1]} pods<extra></extra>",
+    y = [_short(s, 80) for s in labels][::-1]
+    failed = go.Bar(
+        x=[r["failed_nodes"] for r in rows][::-1], y=y, orientation="h", name="in failed attempts (pod stayed pending)",
+        customdata=[[r["failed_attempts"], s] for r, s in zip(rows, labels)][::-1],
+        hovertemplate="%{customdata[1]}<br>%{x} nodes rejected in %{customdata[0]} failed attempts<extra></extra>",
         marker_color="#d64545",
-    ))
-    _layout(fig, "Filter rejection reasons (nodes rejected)", height=max(260, 34 * len(rows) + 120),
-            xaxis_title="nodes rejected, summed over attempts")
+    )
+    bound = go.Bar(
+        x=[r["nodes"] - r["failed_nodes"] for r in rows][::-1], y=y, orientation="h",
+        name="in attempts that bound the pod elsewhere", marker_color="#bcccdc",
+        customdata=[[r["attempts"] - r["failed_attempts"], s] for r, s in zip(rows, labels)][::-1],
+        hovertemplate="%{customdata[1]}<br>%{x} nodes filtered out in %{customdata[0]} attempts that bound "
+                      "the pod to another node<extra></extra>",
+    )
+    fig = go.Figure([failed, bound])
+    _layout(fig, "Filter rejection reasons (nodes rejected)", height=max(280, 34 * len(rows) + 150),
+            xaxis_title="nodes rejected, summed over attempts", barmode="stack")
+    fig.update_layout(margin={"t": 90},  # the legend above the bars: below, it would meet the axis title
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0})
     fig.update_yaxes(automargin=True)
     return fig
 
@@ -158,12 +221,19 @@ def _short(text: str, n: int) -> str:
 
 def _html_table(table: Table, columns: Sequence[str] | None = None, rows: Sequence[dict[str, Any]] | None = None,
                 limit: int = MAX_TABLE_ROWS) -> str:
+    """The table's rows (at most `limit`): headers wrap at word breaks and say what they count
+    on hover, numbers are right-aligned, long text wraps, so that it fits the page."""
     cols = list(columns or table.column_names)
     data = list(rows if rows is not None else table.records())
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    described = {c.name: c for c in table.columns}
+    head = "".join(
+        f'<th title="{html.escape(described[c].description) if c in described else ""}">'
+        f"{html.escape(c.replace('_', ' '))}</th>" for c in cols)
+    numeric = {c for c in cols if c in described and described[c].type in ("int", "float")}
     body = []
     for r in data[:limit]:
-        cells = "".join(f"<td>{html.escape(_fmt(r.get(c)))}</td>" for c in cols)
+        cells = "".join(f'<td class="num">{html.escape(_fmt(r.get(c)))}</td>' if c in numeric
+                        else f"<td>{html.escape(_fmt(r.get(c)))}</td>" for c in cols)
         body.append(f"<tr>{cells}</tr>")
     note = f'<p class="note">showing {limit} of {len(data)} rows</p>' if len(data) > limit else ""
     return (f'<div class="scroll"><table class="data"><thead><tr>{head}</tr></thead>'
@@ -186,13 +256,19 @@ def _summary(tables: ResultTables, ident: str) -> str:
     last = cluster[-1] if cluster else {}
     states = pods.column("state")
     items = [
-        ("steps", len(cluster)), ("nodes", last.get("nodes", 0)), ("pods", len(pods)),
-        ("bound at the end", states.count("bound")), ("pending at the end", last.get("pending", 0)),
-        ("failed attempts", sum(r["failed_attempts"] for r in cluster)),
-        ("preempted", sum(r["preempted"] for r in cluster)),
-        ("final allocation", f"{(last.get('allocation') or 0):.1%}"),
+        ("steps", len(cluster), "MajorSteps in the result"),
+        ("nodes at the end", last.get("nodes", 0), "nodes in the cluster after the last step"),
+        ("pods created (incl. deleted)", len(pods), "every pod created during the scenario, including those "
+                                                   "deleted or preempted since"),
+        ("bound at the end", states.count("bound"), "pods bound to a node after the last step"),
+        ("pending at the end", last.get("pending", 0), "pods not bound (and not finished) after the last step"),
+        ("failed attempts", sum(r["failed_attempts"] for r in cluster), "scheduling attempts that found no node"),
+        ("pods preempted", sum(r["preempted"] for r in cluster), "pods evicted by preemption"),
+        ("final allocation", f"{(last.get('allocation') or 0):.1%}",
+         "mean of cpu and memory requested / allocatable after the last step"),
     ]
-    cells = "".join(f"<div>{html.escape(k)}<b>{html.escape(str(v))}</b></div>" for k, v in items)
+    cells = "".join(f'<div title="{html.escape(tip)}">{html.escape(k)}<b>{html.escape(str(v))}</b></div>'
+                    for k, v, tip in items)
     return f'<div class="summary" id="{ident}-summary">{cells}</div>'
 
 
@@ -206,7 +282,10 @@ def _section(go: Any, tables: ResultTables, n: int) -> str:
         ("reasons", _reasons_figure(go, tables["filter_reasons"])),
     ]
     for name, fig in figures:
-        parts.append(f'<div class="figure" id="{ident}-{name}">{_figure_html(fig, f"{ident}-{name}-plot")}</div>')
+        body = (_figure_html(fig, f"{ident}-{name}-plot") if fig is not None
+                else '<h3>Filter rejection reasons</h3><p class="note">No node was rejected by a Filter plugin.</p>')
+        parts.append(f'<div class="figure" id="{ident}-{name}">{body}</div>')
+    parts.extend(metrics_sections(go, tables, ident, _figure_html))
     unschedulable = [r for r in tables["pods"].records() if r["unschedulable_reasons"] or r["message"]]
     parts.append(
         f'<section id="{ident}-unschedulable"><h3>Pods that failed scheduling ({len(unschedulable)})</h3>'
@@ -217,8 +296,10 @@ def _section(go: Any, tables: ResultTables, n: int) -> str:
            if unschedulable else '<p class="note">none</p>')
         + "</section>"
     )
+    if tables.result is not None:
+        parts.append(explain_section(tables.result, ident))
     parts.append(f'<section id="{ident}-plugins"><h3>Scheduler plugins</h3>{_html_table(tables["plugins"])}</section>')
-    for i, (name, table) in enumerate(t for t in tables.tables.items() if t[0] not in BUILTIN_TABLES):
+    for i, (name, table) in enumerate(t for t in tables.tables.items() if t[0] not in BUILTIN_TABLES + METRICS_TABLES):
         note = f'<p class="note">{html.escape(table.description)}</p>' if table.description else ""
         parts.append(f'<section id="{ident}-table-{i}"><h3>{html.escape(name)}</h3>{note}{_html_table(table)}</section>')
     return "\n".join(parts)

@@ -85,6 +85,8 @@ _SCHEMA = _object(
     spec=_object(
         operations={"type": "array", "items": _OPERATION},
         controllers=_object(simulationControllers=_CONTROLLER_SET, preSimulationControllers=_CONTROLLER_SET),
+        simulatedTime=_object(tick=_STRING, startClock=_STRING, metricsTick=_STRING, until=_STRING,
+                              maxTicks={"type": "integer", "format": "int64"}),
     ),
     status=_STATUS,
 )

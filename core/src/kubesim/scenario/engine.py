@@ -34,10 +34,12 @@ from kubesim.api import (
     ScenarioResult,
     ScenarioSpec,
     ScenarioStep,
+    ScenarioTimelineEvent,
     StepPhase,
     structure,
     unstructure,
 )
+from kubesim.api.digest import spec_hash
 from kubesim.api.validation import PATCH_TYPES, assign_operation_ids, parse_patch, validate_scenario
 from kubesim.clock import DEFAULT_EPOCH, Clock
 from kubesim.cluster import Cluster, WatchEvent, copy_tree
@@ -49,8 +51,11 @@ from kubesim.interrupts import signal_name
 from kubesim.plugins.crash import PluginCrashed, crash_message
 from kubesim.scenario.crd import SCENARIO_CRD
 from kubesim.scenario.memory import fewer_full_collections
+from kubesim.scenario.progress import PodCounts, Throttle
 from kubesim.scenario.recorder import TimelineRecorder
 from kubesim.scenario.selection import select_controllers
+from kubesim.simtime.driver import SimTimeDriver, SimTimeError
+from kubesim.simtime.options import SimTimeOptions
 
 __all__ = [
     "SCENARIO_CRD",
@@ -103,6 +108,10 @@ class EngineOptions:
     skip_idle_steps: bool = True
     """Skip MajorSteps in which nothing can happen (no operation, no controller's timed work)."""
     plugin_options: dict[str, Any] = attrs.field(factory=dict)
+    simulated_time: SimTimeOptions | None = None
+    """Run in simulated time (issue 14): every MajorStep is a tick, the run goes on past the last
+    operation until work ends, submitters run each tick and metrics are written (kubesim.simtime).
+    A scenario's spec.simulatedTime turns it on too."""
 
     def __attrs_post_init__(self) -> None:
         if self.update_strategy not in UPDATE_STRATEGIES:
@@ -140,6 +149,17 @@ def check_last_step_time(options: EngineOptions, scenario: Scenario) -> Problem 
     return None
 
 
+def _with_simulated_time(options: EngineOptions, scenario: Scenario) -> EngineOptions:
+    """The options of one scenario: its spec.simulatedTime under what the command line gave."""
+    given = options.simulated_time
+    spec = scenario.spec.simulated_time
+    if given is None and spec is None:
+        return options
+    merged = (given or SimTimeOptions()).merged(spec.options() if spec is not None else SimTimeOptions())
+    return attrs.evolve(options, simulated_time=merged, step_duration=merged.tick or options.step_duration,
+                        start_time=merged.start or options.start_time, skip_idle_steps=False)
+
+
 class ScenarioFailed(Exception):
     """Ends a scenario as Failed with this message (never escapes the engine)."""
 
@@ -152,11 +172,19 @@ class ScenarioRun:
     which the caller has just reset, its clock restarted at options.start_time), step by step."""
 
     def __init__(self, scenario: Scenario, hooks: Hooks, options: EngineOptions,
-                 progress: ProgressCallback | None = None, *, cluster: Cluster | None = None) -> None:
+                 progress: ProgressCallback | None = None, *, cluster: Cluster | None = None,
+                 live: ProgressCallback | None = None, live_interval: float = 0.1) -> None:
         self.hooks = hooks
-        self.options = options
+        self.options = options = _with_simulated_time(options, scenario)
         self.progress = progress
+        self.live = live
+        """Called during a step (from inside a write: read `counts`, the status, never the cluster),
+        at most every `live_interval` seconds of wall time; for a display only."""
+        self._live_throttle = Throttle(live_interval)
+        self.counts = PodCounts()
+        """Pods bound/pending/unschedulable, attempts and events so far (kubesim.scenario.progress)."""
         self.scenario = assign_operation_ids(scenario)
+        self.simtime: SimTimeDriver | None = None
         status = self.scenario.status
         status.phase = ScenarioPhase.PENDING
         status.message = None
@@ -169,11 +197,14 @@ class ScenarioRun:
             self.cluster = Cluster(self.clock, seed=options.seed)
         else:
             self.clock, self.cluster = cluster.clock, cluster
+            if options.simulated_time is not None and options.simulated_time.start is not None:
+                self.clock.restart(options.start_time)  # the scenario's startClock (the cluster was just reset)
         self._admitters = self.cluster.admitters_mark()
         self._unwatch: Callable[[], None] | None = None
         self.stopped = False
         """Set (from another thread) to end the run Failed at its next step (its Scenario was deleted)."""
         self.timeline = TimelineRecorder(lambda: self.scenario.status.step_status.step)
+        self.timeline.on_record = self._on_record
         self.controllers: dict[str, Controller] = {}
         self.external_waiters: dict[str, ControllerWaiter] = {}
         self.outside: OutsideControllers | None = None
@@ -247,6 +278,8 @@ class ScenarioRun:
         if self._unwatch is not None:
             self._unwatch()
             self._unwatch = None
+        if self.simtime is not None:
+            self.simtime.close()
         self.cluster.drop_admitters(self._admitters)
 
     # --- setup --------------------------------------------------------------
@@ -283,13 +316,25 @@ class ScenarioRun:
         self.runtime = Runtime(
             self.cluster, self.clock, self.timeline, self.hooks, self.scenario.status.step_status,
             seed=self.options.seed, options=self.options.plugin_options, capabilities=capabilities,
+            simulated_time=self.options.simulated_time is not None,
         )
         self.runtime.install_extensions()
+        if self.options.simulated_time is not None:
+            try:
+                self.simtime = SimTimeDriver(self.runtime, self.hooks, self.options.simulated_time,
+                                             self.options.step_duration)
+            except (SimTimeError, PluginCrashed) as exc:
+                raise ScenarioFailed(str(exc)) from exc
+            except OSError as exc:
+                raise ScenarioFailed(f"metrics: cannot write {exc.filename}: {exc.strerror}") from exc
         problems = validate_scenario(self.scenario, scope=self._scope, allow_unknown_targets=True)
         if problems:
             raise ScenarioFailed("invalid operations: " + "; ".join(str(p) for p in problems))
         obj = self._scenario_object()
         self._spec_json = (self.scenario.spec, obj["spec"])  # shared with the stored object: read-only
+        result = self.scenario.status.scenario_result
+        if result is not None:
+            result.scenario_hash = spec_hash(obj["spec"])
         self.cluster.create(obj, actor=ENGINE_ACTOR, copy=False)
         for name in self.pre_simulation + self.simulation:
             if name in factories:
@@ -332,12 +377,21 @@ class ScenarioRun:
                 if done:
                     self._finish(ScenarioPhase.SUCCEEDED)
                     return
-                if not any(op.step > major for op in self._operations()):
+                later = any(op.step > major for op in self._operations())
+                if self.simtime is not None:
+                    why = self.simtime.finished(major, later)
+                    if why is not None:
+                        self.log.info("simulated time ended", step=major, reason=why)
+                        self._finish(ScenarioPhase.SUCCEEDED)
+                        return
+                elif not later:
                     self._finish(ScenarioPhase.PAUSED)
                     return
                 if self.options.update_strategy == "AtMovingNextStep":
                     self._publish(with_result=True)
-                major = self._next_step(major)
+                major = major + 1 if self.simtime is not None else self._next_step(major)
+        except SimTimeError as exc:
+            self._fail(str(exc))
         except ScenarioFailed as exc:
             self._fail(str(exc))
         except PluginCrashed as exc:  # an admission hook, during an operation
@@ -373,6 +427,8 @@ class ScenarioRun:
                 done_op = op
                 continue
             self._apply(index, op)
+        if self.simtime is not None:  # submitters: after the step's operations, before the scheduler
+            self.simtime.submit(status.step.major)
         # bounds on the step's loops (kubesim.controllers.settle), relative to the cluster's size
         self._objects = len(self.cluster.objects())
         limit = self.options.settle_limits.max_objects
@@ -386,6 +442,8 @@ class ScenarioRun:
         for name in self.simulation:
             self._run_simulation_controller(name)
         self._set_phase(StepPhase.FINISHED)
+        if self.simtime is not None:
+            self.simtime.step_ended()
         if done_op is not None and done_op.done_operation is not None:
             self.timeline.record(id=done_op.id, actor="scenario", done=DoneOperationResult(done_op.done_operation))
             return True
@@ -569,6 +627,14 @@ class ScenarioRun:
                 and obj.get("apiVersion") == API_VERSION and obj["metadata"].get("name") == self.scenario.name):
             self._spec_changed = True
         self.timeline.observe(event)
+        self.counts.on_write(event)
+        if self.live is not None and self._live_throttle.due():
+            self.live(self)
+
+    def _on_record(self, event: ScenarioTimelineEvent) -> None:
+        self.counts.on_record(event)
+        if self.live is not None and self._live_throttle.due():
+            self.live(self)
 
     def _status_json(self, *, with_result: bool = True) -> dict[str, Any]:
         """status as JSON data; the timeline is the recorder's, converted once per event."""
@@ -576,8 +642,12 @@ class ScenarioRun:
         result = status.scenario_result
         data: dict[str, Any] = unstructure(attrs.evolve(status, scenario_result=None))
         if result is not None and with_result:
-            data["scenarioResult"] = unstructure(attrs.evolve(result, timeline={}))
-            data["scenarioResult"]["timeline"] = self.timeline.json()
+            head = unstructure(attrs.evolve(result, timeline={}, metrics=None))
+            head.pop("timeline", None)  # last, after the short fields (simulatorVersion, scenarioHash)
+            head.pop("metrics", None)
+            data["scenarioResult"] = {**head, "timeline": self.timeline.json()}
+            if result.metrics is not None:  # JSON data already, final once written: shared, not copied
+                data["scenarioResult"]["metrics"] = list(result.metrics)
         return data
 
     def to_json(self) -> dict[str, Any]:
@@ -615,6 +685,8 @@ class ScenarioRun:
         result = self.scenario.status.scenario_result
         assert result is not None
         result.timeline = self.timeline.timeline
+        if self.simtime is not None:
+            result.metrics = self.simtime.records
 
     def _report_progress(self) -> None:
         self._sync_result()
@@ -644,17 +716,23 @@ class Simulator:
     """Runs scenarios one at a time in the given (creation) order."""
 
     def __init__(self, hooks: Hooks, options: EngineOptions | None = None,
-                 progress: ProgressCallback | None = None) -> None:
+                 progress: ProgressCallback | None = None, *, live: ProgressCallback | None = None,
+                 live_interval: float = 0.1) -> None:
         self.hooks = hooks
         self.options = options or EngineOptions()
         self.progress = progress
+        """Called after each MajorStep."""
+        self.live = live
+        """Called during steps, at most every `live_interval` seconds (ScenarioRun.live)."""
+        self.live_interval = live_interval
         self.runs: list[ScenarioRun] = []
 
     def run(self, scenarios: Sequence[Scenario]) -> list[Scenario]:
         """Run every scenario; each ends Succeeded, Paused or Failed. Returns them with status."""
         out = []
         for scenario in scenarios:
-            run = ScenarioRun(scenario, self.hooks, self.options, self.progress)
+            run = ScenarioRun(scenario, self.hooks, self.options, self.progress, live=self.live,
+                              live_interval=self.live_interval)
             self.runs.append(run)
             try:
                 with fewer_full_collections():

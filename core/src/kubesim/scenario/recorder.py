@@ -62,6 +62,8 @@ class TimelineRecorder:
         self._counter = 0
         self._pod_created: dict[tuple[str, str], ScenarioStep] = {}
         self._json: dict[str, list[dict[str, Any]]] = {}
+        self.on_record: Callable[[ScenarioTimelineEvent], None] | None = None
+        """Called with every event recorded (the engine's live progress counts)."""
         self.outside_actors: frozenset[str] = frozenset()
         """Outside controllers (kubesim serve --controller): their pods/binding writes become podScheduled
         events here, as the in-process scheduler records its own."""
@@ -85,6 +87,8 @@ class TimelineRecorder:
         step = self._step()
         event = ScenarioTimelineEvent(id=id or self._next_id(), step=step, actor=actor, **result)
         self.timeline.setdefault(str(step.major), []).append(event)
+        if self.on_record is not None:
+            self.on_record(event)
         return event
 
     def pod_created_at(self, pod: Mapping[str, Any]) -> ScenarioStep:

@@ -5,7 +5,8 @@
   `patch`, `delete`, `done` builds a Scenario document, `write_yaml` writes it;
 - `SimEnv`: controllers under test on a cluster without the engine, settled and stepped
   the engine's way (`env.apply`, `env.settle`, `env.step`, `env.get`, `env.list`);
-- `run_kubesim`: the installed `kubesim` command in a subprocess, with a timeout.
+- `run_kubesim`: the installed `kubesim` command in a subprocess, with a timeout;
+- `chromium`, `headless`: headless Chromium to look at a report page (kubesim.testing.browser).
 
 Installed with kubesim, the pytest plugin (entry point pytest11) offers the fixtures
 `run_kubesim` (runs in the test's tmp_path) and `sim_env` (closes what it built).
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 from kubesim.lazy import lazy_getattr
 
 if TYPE_CHECKING:
+    from kubesim.testing.browser import chromium, headless
     from kubesim.testing.builders import (
         deployment,
         namespace,
@@ -51,10 +53,12 @@ _LAZY = {
     "KubesimTimeout": "kubesim.testing.cli",
     "SettleError": "kubesim.testing.env",
     "SimEnv": "kubesim.testing.env",
+    "chromium": "kubesim.testing.browser",
     "create": "kubesim.testing.scenarios",
     "delete": "kubesim.testing.scenarios",
     "deployment": "kubesim.testing.builders",
     "done": "kubesim.testing.scenarios",
+    "headless": "kubesim.testing.browser",
     "installed_plugins": "kubesim.testing.cli",
     "kubesim_command": "kubesim.testing.cli",
     "namespace": "kubesim.testing.builders",
@@ -84,10 +88,12 @@ __all__ = [
     "KubesimTimeout",
     "SettleError",
     "SimEnv",
+    "chromium",
     "create",
     "delete",
     "deployment",
     "done",
+    "headless",
     "installed_plugins",
     "kubesim_command",
     "namespace",

@@ -19,6 +19,7 @@ from kubesim.clock import format_time, parse_time
 from kubesim.cluster import WatchEvent, copy_tree
 from kubesim.errors import ApiError, Conflict, NotFound
 
+from .admission import rejection
 from .identities import NODE_NETWORK, POD_NETWORK, AddressPool
 from .node_status import internal_ip, node_ready_state, node_status_update
 from .pod_status import (
@@ -31,7 +32,7 @@ from .pod_status import (
     sim_spec_message,
     succeeded_status,
 )
-from .simspec import USAGE_ANNOTATION, SimSpecError, sim_spec_of, usage_annotation
+from .simspec import USAGE_ANNOTATION, SimSpecError, effective_time, sim_spec_of, usage_annotation
 
 __all__ = ["KubeletController"]
 
@@ -158,20 +159,35 @@ class KubeletController(ReconcileController):
             self.client.update_status(pod)
             return
         if status.get("phase") != "Running":
+            others = [o for o in self.reader.list("v1", "Pod", field_selector=f"spec.nodeName={node['metadata']['name']}")
+                      if o["metadata"].get("uid") != meta.get("uid")]
+            rejected = rejection(pod, node, others)
+            if rejected is not None:  # over capacity: bound without the scheduler (k8s-cluster-simulator's OverCapacity)
+                before = pod
+                pod = copy_tree(pod)
+                pod["status"] = failed_status(pod, format_time(now), host_ip, *rejected)
+                after = self.client.update_status(pod)
+                self.runtime.recorder.record_status(self.name, before, after)  # the timeline shows the rejection
+                return
             pod_ip = host_ip if (pod.get("spec") or {}).get("hostNetwork") else self._pod_ip(namespace, name)
             pod["status"] = running_status(pod, format_time(now), host_ip, pod_ip)
             pod = self.client.update_status(pod)
         if spec is None:
             return
         start = parse_time(pod["status"]["startTime"])
-        elapsed = now - start
+        at = effective_time(pod, now)  # frozen usage (simtime.kubesim.io/usage-frozen-at) stops the clock
+        elapsed = at - start
+        per_phase = not self.runtime.simulated_time  # in simulated time, metrics read the simSpec itself
         if spec.finished(elapsed):
             pod["status"] = succeeded_status(pod, format_time(start + spec.duration))
             pod = self.client.update_status(pod)
-            self._set_usage(pod, usage_annotation(spec, None))
+            self._set_usage(pod, usage_annotation(spec, None))  # a recorded write: results see it finish
             return
-        self._set_usage(pod, usage_annotation(spec, spec.phase_index(elapsed)))
-        boundary = spec.next_boundary(elapsed)
+        if per_phase:
+            self._set_usage(pod, usage_annotation(spec, spec.phase_index(elapsed)))
+        if at < now:
+            return  # frozen: its usage stays and it never finishes on its own
+        boundary = spec.next_boundary(elapsed) if per_phase else spec.duration
         if boundary is None:  # every phase lasts 0 s: it finishes once time has passed
             boundary = _AN_INSTANT
         self.queue.add_after((POD, namespace, name), start + boundary)
@@ -214,7 +230,8 @@ class KubeletController(ReconcileController):
             except NotFound:
                 del self._to_verify[key]
                 continue
-            ok = node_settled(obj) if kind == NODE else pod_settled(obj, self._node_of(obj), now)
+            ok = node_settled(obj) if kind == NODE else pod_settled(obj, self._node_of(obj), now,
+                                                                   usage=not self.runtime.simulated_time)
             if not ok:
                 return False
             del self._to_verify[key]

@@ -15,7 +15,7 @@ from kubesim.clock import parse_time
 
 from .identities import container_id, image_id
 from .node_status import internal_ip, node_ready_state, node_status_update
-from .simspec import USAGE_ANNOTATION, SimSpecError, sim_spec_of, usage_annotation
+from .simspec import USAGE_ANNOTATION, SimSpecError, effective_time, sim_spec_of, usage_annotation
 
 __all__ = [
     "INVALID_SIM_SPEC_REASON",
@@ -186,14 +186,15 @@ def sim_spec_message(problem: str) -> str:
     return f'invalid annotation "simSpec": {problem}'
 
 
-def pod_settled(pod: Mapping[str, Any], node: Mapping[str, Any] | None, now: datetime) -> bool:
+def pod_settled(pod: Mapping[str, Any], node: Mapping[str, Any] | None, now: datetime, *, usage: bool = True) -> bool:
     """Whether `pod` is in the state the kubelet should have brought it to by `now`.
 
     Pods that are not bound, bound to a missing node (pod-gc's business) or to a node whose
     Ready condition is not True (its kubelet is down) are settled as they are. Otherwise a
     terminating pod is settled until its deletionTimestamp (then it should be gone), a pod with
     an invalid simSpec must be Failed, a pod whose simSpec has ended must be Succeeded, and
-    every other pod must be Running with the usage annotation of its current simSpec phase.
+    every other pod must be Running with the usage annotation of its current simSpec phase
+    (unless `usage` is False: in simulated time the kubelet writes no usage annotation).
     """
     meta, status = pod.get("metadata") or {}, pod.get("status") or {}
     if not (pod.get("spec") or {}).get("nodeName") or node is None or node_ready_state(node) != "True":
@@ -215,9 +216,11 @@ def pod_settled(pod: Mapping[str, Any], node: Mapping[str, Any] | None, now: dat
     start = status.get("startTime")
     if not start:
         return False
-    elapsed = now - parse_time(start)
+    elapsed = effective_time(pod, now) - parse_time(start)  # a frozen pod's stays where it froze
     if spec.finished(elapsed):
         return False
+    if not usage:
+        return True
     wanted = usage_annotation(spec, spec.phase_index(elapsed))
     return (meta.get("annotations") or {}).get(USAGE_ANNOTATION) == wanted
 

@@ -31,6 +31,7 @@ from kubesim.k8s.keys import namespaced_name, object_key
 
 from .annotations import attempt_annotations
 from .attempt import ScheduleAttempt
+from .eventhandlers import STORAGE_EVENT_KINDS
 from .extender import build_extenders
 from .framework.events import ActionType, ClusterEvent
 from .framework.pod_info import pod_key
@@ -47,6 +48,8 @@ _LISTABLE = {
     "Namespace": "v1", "Service": "v1", "ReplicationController": "v1", "PersistentVolumeClaim": "v1",
     "PersistentVolume": "v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
     "PodDisruptionBudget": "policy/v1", "StorageClass": "storage.k8s.io/v1", "CSINode": "storage.k8s.io/v1",
+    "CSIDriver": "storage.k8s.io/v1", "CSIStorageCapacity": "storage.k8s.io/v1",
+    "VolumeAttachment": "storage.k8s.io/v1",
     "PriorityClass": "scheduling.k8s.io/v1", "Node": "v1", "Pod": "v1",
     "ResourceClaim": "resource.k8s.io/v1", "ResourceSlice": "resource.k8s.io/v1", "DeviceClass": "resource.k8s.io/v1",
 }
@@ -92,6 +95,7 @@ class SchedulerController(Controller):
             writer=self,
             getter=self._get,
             feature_gates=runtime.feature_gates.as_dict(),
+            update_object=self._update_object,
         )
         self.history: dict[str, list[ScenarioPodScheduleResult]] = {}
         # KEP "tried twice": tries count per pod within the current epoch; an epoch ends
@@ -118,7 +122,12 @@ class SchedulerController(Controller):
         obj = event.object
         if event.actor != self.name and obj.get("kind") != "Scenario":
             self._new_epoch()
-        if obj.get("apiVersion") == "resource.k8s.io/v1" and obj.get("kind") in _DRA_EVENTS:
+        kind = obj.get("kind")
+        if isinstance(kind, str) and obj.get("apiVersion") == STORAGE_EVENT_KINDS.get(kind):
+            # the volume plugins' cluster events (informers on these kinds upstream)
+            self.scheduler.storage_event(kind, event.type, event.old_object, obj)
+            return
+        if obj.get("apiVersion") == "resource.k8s.io/v1" and kind in _DRA_EVENTS:
             if event.type != "DELETED":
                 action = ActionType.ADD if event.type == "ADDED" else ActionType.UPDATE
                 self.scheduler.queue.move_all_to_active_or_backoff(
@@ -126,7 +135,6 @@ class SchedulerController(Controller):
             return
         if obj.get("apiVersion") != "v1":
             return
-        kind = obj.get("kind")
         if kind == "Node":
             if event.type == "DELETED":
                 self.scheduler.remove_node(obj)
@@ -222,6 +230,9 @@ class SchedulerController(Controller):
                               namespace=meta.get("namespace") or "default", subresource="status")
         except NotFound:
             pass
+
+    def _update_object(self, obj: dict[str, Any]) -> Mapping[str, Any]:
+        return self.client.update(obj)
 
     # ObjectWriter: the plugins' writes to other objects (DynamicResources' ResourceClaims)
     def update(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -28,7 +28,14 @@ from .framework.runtime import Framework
 from .framework.waiting_pods import waiting_pod_uid
 from .scheduling_queue import SchedulingQueue
 
-__all__ = ["EventHandlers"]
+__all__ = ["EventHandlers", "STORAGE_EVENT_KINDS"]
+
+#: kinds whose events the volume plugins register, with their apiVersion
+STORAGE_EVENT_KINDS: Mapping[str, str] = {
+    "PersistentVolume": "v1", "PersistentVolumeClaim": "v1", "StorageClass": "storage.k8s.io/v1",
+    "CSINode": "storage.k8s.io/v1", "CSIDriver": "storage.k8s.io/v1",
+    "CSIStorageCapacity": "storage.k8s.io/v1", "VolumeAttachment": "storage.k8s.io/v1",
+}
 
 
 class EventHandlers:
@@ -74,6 +81,17 @@ class EventHandlers:
             return
         self.queue.move_all_to_active_or_backoff(ClusterEvent(NODE, ActionType.DELETE), old, None)
         self.table.remove_node(name)
+
+    # --------------------------------------------------------------- storage
+    def storage_event(self, kind: str, event_type: str, old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> None:
+        """A PV, PVC, StorageClass, CSINode, CSIDriver, CSIStorageCapacity or VolumeAttachment
+        changed: move the pods its event may help (upstream's informer handlers for them)."""
+        if event_type == "DELETED":
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(kind, ActionType.DELETE), new, None)
+        elif event_type == "ADDED" or old is None:
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(kind, ActionType.ADD), None, new)
+        else:
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(kind, ActionType.UPDATE), old, new)
 
     # ------------------------------------------------------------------ pods
     def add_pod(self, pod: Mapping[str, Any]) -> None:

@@ -29,7 +29,16 @@ from .extender_calls import ExtenderCalls
 from .extender_types import EXTENDER_NAME
 from .failure import FailureHandler
 from .framework.events import WILDCARD, ActionType, ClusterEvent, ClusterEventWithHint
-from .framework.handle import Binder, Handle, ObjectGetter, ObjectLister, ObjectWriter, PatchNominatedNode, PreemptPod
+from .framework.handle import (
+    Binder,
+    Handle,
+    ObjectGetter,
+    ObjectLister,
+    ObjectUpdater,
+    ObjectWriter,
+    PatchNominatedNode,
+    PreemptPod,
+)
 from .framework.interface import Plugin
 from .framework.node_table import NodeTable
 from .framework.nominator import nominated_node_name
@@ -70,6 +79,7 @@ class Scheduler(EventHandlers):
     `detail` is the per-attempt detail level kept: 'all', 'none' or the best N nodes.
     `extenders` are called in order after the plugins (see extender.py); `record_results`
     keeps every extension point's per-plugin results on the attempts (for pod annotations).
+    `update_object(obj)` replaces API objects for plugins (VolumeBinding's PreBind).
     """
 
     def __init__(
@@ -93,6 +103,7 @@ class Scheduler(EventHandlers):
         record_results: bool = False,
         writer: ObjectWriter | None = None,
         getter: ObjectGetter | None = None,
+        update_object: ObjectUpdater | None = None,
     ) -> None:
         self.registry = dict(registry) if registry is not None else in_tree_registry()
         self._clock = now or (lambda: 0.0)
@@ -107,7 +118,7 @@ class Scheduler(EventHandlers):
             pod_lookup=self.pods.get, preempt_pod=self._preempt_pod,
             patch_nominated_node=self._patch_nominated_node,
             activate=lambda keys: self.queue.activate(keys), rng=self.rng, features=feature_gates,
-            time_origin=time_origin, writer=writer, getter=getter,
+            time_origin=time_origin, writer=writer, getter=getter, update_object=update_object,
         )
         if not profiles:
             profiles = [default_profile(self.registry,

@@ -169,9 +169,11 @@ class PluginTestFramework:
         feature_gates: Mapping[str, bool] | None = None,
         lister: Callable[[str, str | None], Iterable[Mapping[str, Any]]] | None = None,
         now: Callable[[], float] | None = None,
+        update_object: Callable[[dict[str, Any]], Mapping[str, Any]] | None = None,
     ) -> None:
         profile, registry = _profile(registrations, profile_name)
-        self.scheduler = Scheduler([profile], registry=registry, feature_gates=feature_gates, lister=lister, now=now)
+        self.scheduler = Scheduler([profile], registry=registry, feature_gates=feature_gates, lister=lister, now=now,
+                                   update_object=update_object)
         self.framework: Framework = self.scheduler.frameworks[profile_name]
         self.node_names: list[str] = []
         for n in nodes:
@@ -279,8 +281,14 @@ def new_framework(
     feature_gates: Mapping[str, bool] | None = None,
     lister: Callable[[str, str | None], Iterable[Mapping[str, Any]]] | None = None,
     now: Callable[[], float] | None = None,
+    update_object: Callable[[dict[str, Any]], Mapping[str, Any]] | None = None,
 ) -> PluginTestFramework:
-    """NewFramework: a framework with just `registrations`, over `nodes` and assigned `pods`."""
+    """NewFramework: a framework with just `registrations`, over `nodes` and assigned `pods`.
+
+    `lister(kind, namespace)` serves other API objects (claims, volumes, classes ...) and
+    `update_object(obj)` receives the objects plugins write (VolumeBinding's PreBind).
+    """
     return PluginTestFramework(
         registrations, nodes, pods, profile_name=profile_name, feature_gates=feature_gates, lister=lister, now=now,
+        update_object=update_object,
     )

@@ -87,15 +87,14 @@ def _node_selector_term(term: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def validate_node_selector(selector: Any, path: str) -> list[FieldError]:
-    """ValidateNodeSelector: at least one term, each a valid NodeSelectorTerm."""
-    p = f"{path}.nodeSelectorTerms"
-    terms = as_list(as_map(selector).get("nodeSelectorTerms"))
+def validate_node_selector(ns: Any, path: str) -> list[FieldError]:
+    """ValidateNodeSelector: at least one term, each term's requirements."""
+    terms = as_list(as_map(ns).get("nodeSelectorTerms"))
     errs: list[FieldError] = []
     if not terms:
-        errs.append(required(p, "must have at least one node selector term"))
+        errs.append(required(f"{path}.nodeSelectorTerms", "must have at least one node selector term"))
     for i, term in enumerate(terms):
-        errs.extend(_node_selector_term(term, f"{p}[{i}]"))
+        errs.extend(_node_selector_term(term, f"{path}.nodeSelectorTerms[{i}]"))
     return errs
 
 

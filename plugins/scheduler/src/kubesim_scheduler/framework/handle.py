@@ -21,7 +21,8 @@ from .waiting_pods import WaitingPod, WaitingPodsMap
 if TYPE_CHECKING:
     from .runtime import Framework
 
-__all__ = ["Handle", "FrameworkHandle", "ObjectLister", "ObjectGetter", "ObjectWriter", "Binder", "PreemptPod", "PatchNominatedNode", "DEFAULT_FEATURES"]
+__all__ = ["Handle", "FrameworkHandle", "ObjectLister", "ObjectGetter", "ObjectWriter", "ObjectUpdater", "Binder",
+           "PreemptPod", "PatchNominatedNode", "DEFAULT_FEATURES"]
 
 #: Feature gates plugins may ask about, at their kube-scheduler v1.34 defaults.
 DEFAULT_FEATURES: Mapping[str, bool] = {name: spec.default for name, spec in KUBE_SCHEDULER_V1_34.items()}
@@ -36,6 +37,8 @@ Binder = Callable[[Mapping[str, Any], str], None]
 PreemptPod = Callable[[Mapping[str, Any], Mapping[str, Any], str], "bool | None"]
 # (pod, nominated node name or "") -> None: patch status.nominatedNodeName
 PatchNominatedNode = Callable[[Mapping[str, Any], str], None]
+# (object) -> the stored object: replace an API object (PreBind's PV/PVC updates); raises on failure
+ObjectUpdater = Callable[[dict[str, Any]], Mapping[str, Any]]
 
 
 class ObjectWriter(Protocol):
@@ -71,8 +74,10 @@ class Handle:
         time_origin: float = 0.0,
         writer: ObjectWriter | None = None,
         getter: ObjectGetter | None = None,
+        update_object: ObjectUpdater | None = None,
     ) -> None:
         self.node_table = node_table
+        self._update_object = update_object
         self._node_columns = NodeColumns(node_table)
         self._lister = lister or _no_objects
         self._binder = binder
@@ -157,12 +162,6 @@ class Handle:
                 return o
         return None
 
-    def update_object(self, obj: Mapping[str, Any], *, status: bool = False) -> Mapping[str, Any]:
-        """Write an object (its status subresource with `status`) through the writer; raises when it fails."""
-        if self.writer is None:
-            raise RuntimeError("no object writer configured")
-        return self.writer.update_status(obj) if status else self.writer.update(obj)
-
     def namespace_labels(self, namespace: str) -> Mapping[str, str]:
         ns = self.get_object("Namespace", None, namespace)
         return ((ns or {}).get("metadata") or {}).get("labels") or {}
@@ -173,6 +172,16 @@ class Handle:
         if self._binder is None:
             raise RuntimeError("no binder configured")
         self._binder(pod, node_name)
+
+    def update_object(self, obj: Mapping[str, Any], *, status: bool = False) -> Mapping[str, Any]:
+        """Replace an API object (clientset Update), or its status subresource with `status`
+        (UpdateStatus); raises when the write fails. Without a writer the object is returned
+        as is (a scheduler with no API behind it)."""
+        if self.writer is not None:
+            return self.writer.update_status(obj) if status else self.writer.update(obj)
+        if self._update_object is not None and not status:
+            return self._update_object(dict(obj))
+        return obj
 
     def now(self) -> float:
         return self._now()
