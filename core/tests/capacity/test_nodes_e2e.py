@@ -56,7 +56,7 @@ def test_add_nodes_none_needed_and_impossible(run_kubesim: RunKubesim, tmp_path:
     answer = _json(run_kubesim, "--add-nodes", "node.json")
     assert answer["nodesToAdd"] is None
     assert answer["unschedulablePods"] == [{"pod": "default/huge", "reason": (
-        "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: "
         "1 Preemption is not helpful for scheduling.")}]
     run = run_kubesim("capacity", "--cluster", "cluster.json", "--add-nodes", "node.json")
     assert run.stdout.startswith("No number of nodes like new (up to 1) lets all 1 pending pod(s) schedule.\n")
@@ -117,7 +117,8 @@ def test_remove_nodes_drain_rules(run_kubesim: RunKubesim, tmp_path: Path) -> No
         "guarded": "NotEnoughPdb: not enough pod disruption budget to move default/g",
         "sys": "UnmovableKubeSystemPod: non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: dns",
         # 4 cpu exceeds every remaining node's 2 cpu allocatable: unresolvable, so preemption cannot help
-        "big": "NoPlaceToMovePods: default/filler: 0/3 nodes are available: 3 Insufficient cpu. preemption: "
+        "big": "NoPlaceToMovePods: default/filler: 0/3 nodes are available: 3 Insufficient cpu. "
+               "no new claims to deallocate, preemption: "
                "0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
     }
 

@@ -262,10 +262,10 @@ def _every_kind() -> list[Obj]:
 def test_every_kind_is_cleaned_into_a_valid_scenario(run_kubesim: Any, tmp_path: Path) -> None:
     (tmp_path / "all.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": _every_kind()}))
     result = _import(run_kubesim, "--from", "all.yaml", "-o", "all-scenario.yaml")
-    assert "skipped 1 resource.k8s.io/v1 DeviceClass (not served by kubesim)" in result.stderr
+    assert "not served by kubesim" not in result.stderr  # resource.k8s.io is served (DRA)
     objs = {o["createOperation"]["object"]["kind"]: o["createOperation"]["object"]
             for o in _operations(tmp_path / "all-scenario.yaml") if "createOperation" in o}
-    assert list(objs) == ["StorageClass", "PersistentVolume", "Node", "CSINode", "PersistentVolumeClaim",
+    assert list(objs) == ["StorageClass", "PersistentVolume", "Node", "CSINode", "DeviceClass", "PersistentVolumeClaim",
                           "PodDisruptionBudget", "Pod", "Job", "DaemonSet"]
     assert objs["PersistentVolume"]["spec"]["claimRef"] == {"kind": "PersistentVolumeClaim", "name": "data",
                                                             "namespace": "default"}

@@ -74,7 +74,7 @@ def test_exact_annotations_of_a_small_scenario(tmp_path: Path) -> None:
     history = json.loads(got.pop(RESULT_HISTORY))
     # PreFilter: only NodeResourcesFit has work for a pod with requests only; the others Skip,
     # which the simulator's wrapper records as the Skip status' empty message.
-    prefilter = {"InterPodAffinity": "", "NodeAffinity": "", "NodePorts": "", "NodeResourcesFit": "success",
+    prefilter = {"DynamicResources": "", "InterPodAffinity": "", "NodeAffinity": "", "NodePorts": "", "NodeResourcesFit": "success",
                  "NodeVolumeLimits": "", "PodTopologySpread": "", "VolumeBinding": "", "VolumeRestrictions": "",
                  "VolumeZone": ""}
     # Filter: plugins whose PreFilter skipped do not run; node-c's taint stops it at TaintToleration.
@@ -98,10 +98,10 @@ def test_exact_annotations_of_a_small_scenario(tmp_path: Path) -> None:
         PREFIX + "prescore-result": go_json(prescore),
         PREFIX + "score-result": go_json(raw),
         PREFIX + "finalscore-result": go_json(final),
-        PREFIX + "reserve-result": '{"VolumeBinding":"success"}',
+        PREFIX + "reserve-result": '{"DynamicResources":"success","VolumeBinding":"success"}',
         PREFIX + "permit-result": "{}",
         PREFIX + "permit-result-timeout": "{}",
-        PREFIX + "prebind-result": '{"VolumeBinding":"success"}',
+        PREFIX + "prebind-result": '{"DynamicResources":"success","VolumeBinding":"success"}',
         PREFIX + "bind-result": '{"DefaultBinder":"success"}',
         PREFIX + "selected-node": "node-a",
     }

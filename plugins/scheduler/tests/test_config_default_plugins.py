@@ -11,33 +11,39 @@ def names(*plugins: str | tuple[str, int]) -> tuple[Plugin, ...]:
     return tuple(Plugin(p) if isinstance(p, str) else Plugin(*p) for p in plugins)
 
 
+V134_MULTI_POINT = (
+    "SchedulingGates",
+    "PrioritySort",
+    "NodeUnschedulable",
+    "NodeName",
+    ("TaintToleration", 3),
+    ("NodeAffinity", 2),
+    "NodePorts",
+    ("NodeResourcesFit", 1),
+    "VolumeRestrictions",
+    "NodeVolumeLimits",
+    "VolumeBinding",
+    "VolumeZone",
+    ("PodTopologySpread", 2),
+    ("InterPodAffinity", 2),
+    "DynamicResources",
+    "DefaultPreemption",
+    ("NodeResourcesBalancedAllocation", 1),
+    ("ImageLocality", 1),
+    "DefaultBinder",
+)
+
+
+def test_default_plugins_dynamic_resource_allocation_on() -> None:
+    """getDefaultPlugins with DynamicResourceAllocation on (GA, the v1.34 default): DynamicResources
+    comes right before DefaultPreemption (applyDynamicResources)."""
+    assert default_plugins() == Plugins(multi_point=PluginSet(enabled=names(*V134_MULTI_POINT)))
+
+
 def test_default_plugins_dynamic_resource_allocation_off() -> None:
     """TestApplyFeatureGates, "Feature gate DynamicResourceAllocation disabled" (v1.34 list)."""
-    want = Plugins(
-        multi_point=PluginSet(
-            enabled=names(
-                "SchedulingGates",
-                "PrioritySort",
-                "NodeUnschedulable",
-                "NodeName",
-                ("TaintToleration", 3),
-                ("NodeAffinity", 2),
-                "NodePorts",
-                ("NodeResourcesFit", 1),
-                "VolumeRestrictions",
-                "NodeVolumeLimits",
-                "VolumeBinding",
-                "VolumeZone",
-                ("PodTopologySpread", 2),
-                ("InterPodAffinity", 2),
-                "DefaultPreemption",
-                ("NodeResourcesBalancedAllocation", 1),
-                ("ImageLocality", 1),
-                "DefaultBinder",
-            )
-        )
-    )
-    assert default_plugins() == want
+    want = names(*(p for p in V134_MULTI_POINT if p != "DynamicResources"))
+    assert default_plugins(dynamic_resource_allocation=False) == Plugins(multi_point=PluginSet(enabled=want))
 
 
 MERGE_CASES = [

@@ -22,6 +22,7 @@ from kubesim_scheduler.config import (
     NodeResourcesBalancedAllocationArgs,
     NodeResourcesFitArgs,
     Plugin,
+    DynamicResourcesArgs,
     PluginConfig,
     Plugins,
     PluginSet,
@@ -39,9 +40,10 @@ from kubesim_scheduler.config import (
 
 CPU_MEM = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
 
-#: defaults_test.go pluginConfigs (DynamicResources off), sorted by plugin name.
+#: defaults_test.go pluginConfigs (DynamicResourceAllocation on, as in v1.34), sorted by plugin name.
 PLUGIN_CONFIGS = (
     PluginConfig("DefaultPreemption", DefaultPreemptionArgs(10, 100)),
+    PluginConfig("DynamicResources", DynamicResourcesArgs(filter_timeout=10.0)),
     PluginConfig("InterPodAffinity", InterPodAffinityArgs(hard_pod_affinity_weight=1)),
     PluginConfig("NodeAffinity", NodeAffinityArgs()),
     PluginConfig("NodeResourcesBalancedAllocation", NodeResourcesBalancedAllocationArgs(CPU_MEM)),
@@ -382,6 +384,7 @@ profiles:
                     )
                 ),
             ),
+            PLUGIN_CONFIGS[1],  # DynamicResources: not configured, so defaulted last
         ),
         id="v1 all plugin args in default profile",
     ),
@@ -428,13 +431,14 @@ profiles:
 """,
         (
             PLUGIN_CONFIGS[0],
-            PLUGIN_CONFIGS[1],
-            PLUGIN_CONFIGS[4],
-            PluginConfig("OutOfTreePlugin"),
-            PLUGIN_CONFIGS[6],
-            PLUGIN_CONFIGS[5],
             PLUGIN_CONFIGS[2],
+            PLUGIN_CONFIGS[5],
+            PluginConfig("OutOfTreePlugin"),
+            PLUGIN_CONFIGS[7],
+            PLUGIN_CONFIGS[6],
             PLUGIN_CONFIGS[3],
+            PLUGIN_CONFIGS[4],
+            PLUGIN_CONFIGS[1],
         ),
         id="empty and no plugin args",
     ),

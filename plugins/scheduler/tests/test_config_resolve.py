@@ -268,7 +268,7 @@ def test_new_framework_errors_duplicate_plugin_config() -> None:
 
 
 EXPANDED_V1 = {
-    "preEnqueue": ("SchedulingGates", "DefaultPreemption"),
+    "preEnqueue": ("SchedulingGates", "DynamicResources", "DefaultPreemption"),
     "queueSort": ("PrioritySort",),
     "preFilter": (
         "NodeAffinity",
@@ -280,6 +280,7 @@ EXPANDED_V1 = {
         "VolumeZone",
         "PodTopologySpread",
         "InterPodAffinity",
+        "DynamicResources",
     ),
     "filter": (
         "NodeUnschedulable",
@@ -294,8 +295,9 @@ EXPANDED_V1 = {
         "VolumeZone",
         "PodTopologySpread",
         "InterPodAffinity",
+        "DynamicResources",
     ),
-    "postFilter": ("DefaultPreemption",),
+    "postFilter": ("DynamicResources", "DefaultPreemption"),
     "preScore": (
         "TaintToleration",
         "NodeAffinity",
@@ -315,9 +317,9 @@ EXPANDED_V1 = {
         "NodeResourcesBalancedAllocation",
         "ImageLocality",
     ),
-    "reserve": ("VolumeBinding",),
+    "reserve": ("VolumeBinding", "DynamicResources"),
     "permit": (),
-    "preBind": ("VolumeBinding",),
+    "preBind": ("VolumeBinding", "DynamicResources"),
     "bind": ("DefaultBinder",),
     "postBind": (),
 }

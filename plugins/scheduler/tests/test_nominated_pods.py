@@ -219,12 +219,13 @@ def test_preemption_policy_never_and_nothing_to_preempt() -> None:
     s.add_pod(cpu_pod("never", "700m", prio=HIGH, policy="Never"))
     a = s.schedule_one()
     assert a is not None and a.message() == (
-        "0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.")
+        "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate,"
+        " preemption: not eligible due to preemptionPolicy=Never.")
     assert a.nominated_node is None and a.victims == [] and s.preemptions == []
     s.add_pod(cpu_pod("low", "700m", prio=LOW))
     b = s.schedule_one()
     assert b is not None and b.message() == (
-        "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: "
+        "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: "
         "3 No preemption victims found for incoming pod.")
 
 

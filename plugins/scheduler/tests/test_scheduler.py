@@ -42,11 +42,12 @@ def test_fit_error_message_and_filter_results() -> None:
     a = s.schedule_one()
     assert a is not None and a.node is None
     assert a.status is not None and a.status.code == Code.UNSCHEDULABLE
-    # DefaultPreemption (default profile) finds nothing to preempt: 2 CPU exceed every node's
-    # allocatable, so NodeResourcesFit's rejection is unresolvable
+    # DynamicResources has no claim to deallocate (v1.34's PostFilter reason for every pod), then
+    # DefaultPreemption finds nothing to preempt: 2 CPU exceed every node's allocatable, so
+    # NodeResourcesFit's rejection is unresolvable
     assert a.message() == (
         "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 3 Insufficient cpu."
-        " preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
+        " no new claims to deallocate, preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
     )
     fr = a.filter_results()
     assert fr["t1"] == {"NodeUnschedulable": "passed", "NodeName": "passed",

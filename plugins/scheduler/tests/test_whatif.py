@@ -43,8 +43,8 @@ def test_bound_pods_count_and_pending_or_finished_ones_do_not() -> None:
     assert sim.schedule(_pod("x")).node == "n1"
     failed = sim.schedule(_pod("y"))
     assert failed.node is None
-    assert failed.message == "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: " \
-                             "1 No preemption victims found for incoming pod."
+    assert failed.message == "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, " \
+                             "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
 
 
 def test_a_pod_that_does_not_fit_takes_nothing_and_the_next_one_still_fits() -> None:

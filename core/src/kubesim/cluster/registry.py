@@ -94,6 +94,10 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     _t("storage.k8s.io", "VolumeAttachment", "volumeattachments", namespaced=False, status=True),
     _t("storage.k8s.io", "CSIStorageCapacity", "csistoragecapacities"),
     _t("coordination.k8s.io", "Lease", "leases"),
+    _t("resource.k8s.io", "DeviceClass", "deviceclasses", namespaced=False),
+    _t("resource.k8s.io", "ResourceClaim", "resourceclaims", status=True),
+    _t("resource.k8s.io", "ResourceClaimTemplate", "resourceclaimtemplates"),
+    _t("resource.k8s.io", "ResourceSlice", "resourceslices", namespaced=False),
     _t(
         "apiextensions.k8s.io",
         "CustomResourceDefinition",

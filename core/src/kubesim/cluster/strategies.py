@@ -18,7 +18,7 @@ from kubesim.k8s.validation import FieldError, is_dns1123_label
 from .pods import default_pod, initial_pod_status
 from .priority import default_priority_class
 from .registry import CRD_TYPE, ResourceType
-from .validation import apps, batch, nodes, podspec, policy, scheduling, storage
+from .validation import apps, batch, dra, nodes, podspec, policy, scheduling, storage
 from .workload_defaults import (
     default_daemonset,
     default_deployment,
@@ -47,6 +47,9 @@ _DEFAULTS: dict[tuple[str, str], Callable[[Obj], None]] = {
     ("", "PersistentVolumeClaim"): storage.default_persistent_volume_claim,
     ("storage.k8s.io", "StorageClass"): storage.default_storage_class,
     ("storage.k8s.io", "CSIDriver"): storage.default_csi_driver,
+    ("resource.k8s.io", "ResourceClaim"): lambda o: dra.default_device_claim(((o.get("spec") or {}).get("devices"))),
+    ("resource.k8s.io", "ResourceClaimTemplate"): lambda o: dra.default_device_claim(
+        (((o.get("spec") or {}).get("spec") or {}).get("devices"))),
 }
 _VALIDATE: dict[tuple[str, str], Callable[[Obj], list[FieldError]]] = {
     _POD: podspec.validate_pod,
@@ -64,6 +67,10 @@ _VALIDATE: dict[tuple[str, str], Callable[[Obj], list[FieldError]]] = {
     ("storage.k8s.io", "StorageClass"): storage.validate_storage_class,
     ("storage.k8s.io", "CSINode"): storage.validate_csi_node,
     ("storage.k8s.io", "CSIDriver"): storage.validate_csi_driver,
+    ("resource.k8s.io", "DeviceClass"): dra.validate_device_class,
+    ("resource.k8s.io", "ResourceClaim"): dra.validate_resource_claim,
+    ("resource.k8s.io", "ResourceClaimTemplate"): dra.validate_resource_claim_template,
+    ("resource.k8s.io", "ResourceSlice"): dra.validate_resource_slice,
 }
 
 
@@ -87,6 +94,7 @@ _VALIDATE_UPDATE: dict[tuple[str, str], Callable[[Obj, Obj], list[FieldError]]] 
     ("", "PersistentVolumeClaim"): storage.validate_persistent_volume_claim_update,
     ("storage.k8s.io", "StorageClass"): storage.validate_storage_class_update,
     ("storage.k8s.io", "CSIDriver"): storage.validate_csi_driver_update,
+    ("resource.k8s.io", "ResourceClaim"): dra.validate_resource_claim_update,
 }
 
 
@@ -184,6 +192,7 @@ def validate_kind(rt: ResourceType, obj: dict[str, Any]) -> list[FieldError]:
 
 _VALIDATE_STATUS: dict[tuple[str, str], Callable[[Obj, Obj], list[FieldError]]] = {
     ("", "Node"): nodes.validate_node_update,  # nodeStatusStrategy.ValidateUpdate is ValidateNodeUpdate
+    ("resource.k8s.io", "ResourceClaim"): dra.validate_resource_claim_update,
 }
 
 

@@ -25,7 +25,7 @@ from typing import Any, cast
 
 from kubesim import Controller, ControllerWaiter, PodResult, Runtime
 from kubesim.api import ScenarioPodScheduleResult
-from kubesim.cluster import WatchEvent
+from kubesim.cluster import WatchEvent, copy_tree
 from kubesim.errors import ApiError, NotFound
 from kubesim.k8s.keys import namespaced_name, object_key
 
@@ -33,6 +33,7 @@ from .annotations import attempt_annotations
 from .attempt import ScheduleAttempt
 from .eventhandlers import STORAGE_EVENT_KINDS
 from .extender import build_extenders
+from .framework.events import ActionType, ClusterEvent
 from .framework.pod_info import pod_key
 from .plugins.defaultpreemption import disruption_target_condition
 from .profiles import load_settings
@@ -50,7 +51,10 @@ _LISTABLE = {
     "CSIDriver": "storage.k8s.io/v1", "CSIStorageCapacity": "storage.k8s.io/v1",
     "VolumeAttachment": "storage.k8s.io/v1",
     "PriorityClass": "scheduling.k8s.io/v1", "Node": "v1", "Pod": "v1",
+    "ResourceClaim": "resource.k8s.io/v1", "ResourceSlice": "resource.k8s.io/v1", "DeviceClass": "resource.k8s.io/v1",
 }
+# resource.k8s.io kinds whose add/update events requeue pods (DynamicResources registers them)
+_DRA_EVENTS = {"ResourceClaim", "ResourceSlice", "DeviceClass"}
 TRIES_PER_STEP = 2
 
 
@@ -66,7 +70,7 @@ class SchedulerController(Controller):
     def __init__(self, runtime: Runtime) -> None:
         super().__init__(runtime)
         registry = runtime.scheduler_plugins()
-        settings = load_settings(runtime.options.get("scheduler_config"), registry)
+        settings = load_settings(runtime.options.get("scheduler_config"), registry, runtime.feature_gates.as_dict())
         self.detail = str(runtime.options.get("detail") or "auto")
         self.annotations = bool(runtime.options.get("annotations"))
         extenders = build_extenders(settings.config.extenders, runtime.scheduler_extenders())
@@ -88,6 +92,8 @@ class SchedulerController(Controller):
             pod_max_backoff=settings.pod_max_backoff,
             extenders=extenders,
             record_results=self.annotations,
+            writer=self,
+            getter=self._get,
             feature_gates=runtime.feature_gates.as_dict(),
             update_object=self._update_object,
         )
@@ -120,6 +126,12 @@ class SchedulerController(Controller):
         if isinstance(kind, str) and obj.get("apiVersion") == STORAGE_EVENT_KINDS.get(kind):
             # the volume plugins' cluster events (informers on these kinds upstream)
             self.scheduler.storage_event(kind, event.type, event.old_object, obj)
+            return
+        if obj.get("apiVersion") == "resource.k8s.io/v1" and kind in _DRA_EVENTS:
+            if event.type != "DELETED":
+                action = ActionType.ADD if event.type == "ADDED" else ActionType.UPDATE
+                self.scheduler.queue.move_all_to_active_or_backoff(
+                    ClusterEvent(str(obj["kind"]), action), event.old_object, obj)
             return
         if obj.get("apiVersion") != "v1":
             return
@@ -221,6 +233,22 @@ class SchedulerController(Controller):
 
     def _update_object(self, obj: dict[str, Any]) -> Mapping[str, Any]:
         return self.client.update(obj)
+
+    # ObjectWriter: the plugins' writes to other objects (DynamicResources' ResourceClaims)
+    def update(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        return self.client.update(copy_tree(dict(obj)))
+
+    def update_status(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        return self.client.update_status(copy_tree(dict(obj)))
+
+    def _get(self, kind: str, namespace: str | None, name: str) -> Mapping[str, Any] | None:
+        api_version = _LISTABLE.get(kind)
+        if api_version is None:
+            return None
+        try:
+            return self.reader.get(api_version, kind, name, namespace)
+        except NotFound:
+            return None
 
     def _list(self, kind: str, namespace: str | None) -> Iterable[Mapping[str, Any]]:
         api_version = _LISTABLE.get(kind)

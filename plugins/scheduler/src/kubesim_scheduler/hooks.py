@@ -6,11 +6,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
-from kubesim import hookimpl
+from kubesim import Runtime, hookimpl
+from kubesim.cluster import AdmissionRequest, AdmissionResponse
 
 from .controller import SchedulerController
+from .dra_admission import admit_device_selectors
 from .framework.interface import Plugin
 from .options import run_options
+from .resourceclaim_controller import ResourceClaimController
 from .plugins.registry import in_tree_registry
 from .whatif import WhatIfScheduler
 
@@ -22,9 +25,16 @@ def kubesim_scheduler_plugins() -> Mapping[str, type[Plugin]]:
 
 
 @hookimpl
-def kubesim_controllers() -> Sequence[type[SchedulerController]]:
-    """The scheduler, to be named in a scenario's simulationControllers."""
-    return [SchedulerController]
+def kubesim_controllers() -> Sequence[type[SchedulerController] | type[ResourceClaimController]]:
+    """The scheduler, to be named in a scenario's simulationControllers, and the resource-claim
+    controller (kube-controller-manager's, a PreSimulationController by default)."""
+    return [SchedulerController, ResourceClaimController]
+
+
+@hookimpl
+def kubesim_admission(request: AdmissionRequest, runtime: Runtime | None) -> AdmissionResponse | None:
+    """CEL device selectors compile (DeviceClass, ResourceClaim, ResourceClaimTemplate)."""
+    return admit_device_selectors(request)
 
 
 @hookimpl

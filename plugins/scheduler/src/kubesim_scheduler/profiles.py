@@ -34,16 +34,21 @@ def _points(registry: Mapping[str, type[Plugin]]) -> dict[str, set[str]]:
     }
 
 
-def load_settings(source: str | Path | None, registry: Mapping[str, type[Plugin]]) -> SchedulerSettings:
+def load_settings(source: str | Path | None, registry: Mapping[str, type[Plugin]],
+                  feature_gates: Mapping[str, bool] | None = None) -> SchedulerSettings:
     """Load, default, validate and resolve a configuration file (None: the defaults).
 
-    Raises kubesim.errors.InvalidInput with every problem (file and field path).
+    `feature_gates` (name -> on) are the gates in force; the default plugins depend on
+    DynamicResourceAllocation. Raises kubesim.errors.InvalidInput with every problem (file
+    and field path).
     """
+    dra = bool((feature_gates or {}).get("DynamicResourceAllocation", True))
     if source is None:
-        config = load_config({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"})
+        config = load_config({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"},
+                             dynamic_resource_allocation=dra)
         file = None
     else:
-        config = load_config(source)
+        config = load_config(source, dynamic_resource_allocation=dra)
         file = str(source)
     resolved = resolve(config, _points(registry), file=file)
     profiles = tuple(

@@ -29,7 +29,16 @@ from .extender_calls import ExtenderCalls
 from .extender_types import EXTENDER_NAME
 from .failure import FailureHandler
 from .framework.events import WILDCARD, ActionType, ClusterEvent, ClusterEventWithHint
-from .framework.handle import Binder, Handle, ObjectLister, ObjectUpdater, PatchNominatedNode, PreemptPod
+from .framework.handle import (
+    Binder,
+    Handle,
+    ObjectGetter,
+    ObjectLister,
+    ObjectUpdater,
+    ObjectWriter,
+    PatchNominatedNode,
+    PreemptPod,
+)
 from .framework.interface import Plugin
 from .framework.node_table import NodeTable
 from .framework.nominator import nominated_node_name
@@ -43,10 +52,13 @@ from .scheduling_queue import SchedulingQueue
 __all__ = ["Scheduler", "num_feasible_nodes_to_find", "default_profile", "MIN_FEASIBLE_NODES_TO_FIND"]
 
 
-def default_profile(registry: Mapping[str, type[Plugin]] | None = None, **kw: Any) -> ProfileConfig:
-    """The v1.34 default profile over the plugins available in `registry`."""
+def default_profile(registry: Mapping[str, type[Plugin]] | None = None, *, dynamic_resource_allocation: bool = True,
+                    **kw: Any) -> ProfileConfig:
+    """The v1.34 default profile over the plugins available in `registry` (DynamicResources
+    only while the DynamicResourceAllocation gate is on, as applyFeatureGates does)."""
     reg = registry if registry is not None else in_tree_registry()
-    return ProfileConfig.from_multi_point(DEFAULT_MULTI_POINT, reg, skip_unknown=True, **kw)
+    points = [p for p in DEFAULT_MULTI_POINT if dynamic_resource_allocation or p[0] != "DynamicResources"]
+    return ProfileConfig.from_multi_point(points, reg, skip_unknown=True, **kw)
 
 
 class Scheduler(EventHandlers):
@@ -61,6 +73,8 @@ class Scheduler(EventHandlers):
     DisruptionTarget condition and deletes it; returns False when it was already gone); the
     default removes it from this scheduler. `patch_nominated_node(pod, node)` writes
     status.nominatedNodeName ('' clears it); the default updates the pod held here.
+    `writer` updates other API objects for plugins (ResourceClaims for DynamicResources);
+    `getter(kind, namespace, name)` reads one of them by key (else the lister is scanned).
     `feature_gates` overrides v1.34 defaults (e.g. SchedulerAsyncPreemption).
     `detail` is the per-attempt detail level kept: 'all', 'none' or the best N nodes.
     `extenders` are called in order after the plugins (see extender.py); `record_results`
@@ -87,6 +101,8 @@ class Scheduler(EventHandlers):
         time_origin: float = 0.0,
         extenders: Sequence[Extender] = (),
         record_results: bool = False,
+        writer: ObjectWriter | None = None,
+        getter: ObjectGetter | None = None,
         update_object: ObjectUpdater | None = None,
     ) -> None:
         self.registry = dict(registry) if registry is not None else in_tree_registry()
@@ -102,10 +118,11 @@ class Scheduler(EventHandlers):
             pod_lookup=self.pods.get, preempt_pod=self._preempt_pod,
             patch_nominated_node=self._patch_nominated_node,
             activate=lambda keys: self.queue.activate(keys), rng=self.rng, features=feature_gates,
-            time_origin=time_origin, update_object=update_object,
+            time_origin=time_origin, writer=writer, getter=getter, update_object=update_object,
         )
         if not profiles:
-            profiles = [default_profile(self.registry)]
+            profiles = [default_profile(self.registry,
+                                        dynamic_resource_allocation=self.handle.feature("DynamicResourceAllocation"))]
         self.frameworks = {}
         for p in profiles:
             if p.scheduler_name in self.frameworks:

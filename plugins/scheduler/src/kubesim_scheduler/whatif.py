@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kubesim.capacity import Placement
+from kubesim.cluster import copy_tree
 from kubesim.feature_gates import FeatureGates
 from kubesim.k8s.keys import object_key
 
@@ -33,7 +34,8 @@ class WhatIfScheduler:
 
     def __init__(self, objects: Sequence[Mapping[str, Any]], options: Mapping[str, Any],
                  registry: Mapping[str, type[Plugin]], extenders: Sequence[Any], seed: int) -> None:
-        settings = load_settings(options.get("scheduler_config"), registry)
+        gates = FeatureGates(options.get("feature_gates") or None).as_dict()
+        settings = load_settings(options.get("scheduler_config"), registry, gates)
         self._others: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
         self.scheduler = Scheduler(
             settings.profiles,
@@ -47,7 +49,8 @@ class WhatIfScheduler:
             # every attempt is dropped at once; "all" trims nothing, so a failure's FitError
             # text is read from the attempt (lazily, only for failures)
             detail="all",
-            feature_gates=FeatureGates(options.get("feature_gates") or None).as_dict(),
+            feature_gates=gates,
+            writer=self,
         )
         pods = []
         for obj in objects:
@@ -72,6 +75,22 @@ class WhatIfScheduler:
         if namespace is not None:
             return list(self._others.get((kind, namespace), ()))
         return [o for (k, _), objs in sorted(self._others.items()) if k == kind for o in objs]
+
+    # ObjectWriter: plugins' writes (DynamicResources' claims) stay in this what-if's objects
+    def update(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        meta = obj.get("metadata") or {}
+        key = (str(obj.get("kind", "")), str(meta.get("namespace") or ""))
+        stored = copy_tree(dict(obj))
+        objs = self._others[key]
+        for i, old in enumerate(objs):
+            if (old.get("metadata") or {}).get("name") == meta.get("name"):
+                objs[i] = stored
+                return stored
+        objs.append(stored)
+        return stored
+
+    def update_status(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        return self.update(obj)
 
     def add_node(self, node: Mapping[str, Any]) -> None:
         self.scheduler.add_node(node)

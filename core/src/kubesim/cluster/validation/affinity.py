@@ -104,12 +104,7 @@ def _node_affinity(na: Any, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     req = na.get("requiredDuringSchedulingIgnoredDuringExecution")
     if req is not None:
-        p = f"{path}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
-        terms = as_list(as_map(req).get("nodeSelectorTerms"))
-        if not terms:
-            errs.append(required(p, "must have at least one node selector term"))
-        for i, term in enumerate(terms):
-            errs.extend(_node_selector_term(term, f"{p}[{i}]"))
+        errs.extend(validate_node_selector(req, f"{path}.requiredDuringSchedulingIgnoredDuringExecution"))
     for i, pref in enumerate(as_list(na.get("preferredDuringSchedulingIgnoredDuringExecution"))):
         p = f"{path}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
         pref = as_map(pref)

@@ -27,6 +27,7 @@ from kubesim.k8s.validation import (
 )
 
 from .affinity import validate_affinity
+from .dra import validate_pod_resource_claims
 from .resources import validate_resource_requirements
 from .taints import validate_only_added_tolerations, validate_tolerations
 from .topology import validate_topology_spread_constraints
@@ -134,6 +135,7 @@ def validate_pod_spec(spec: Any) -> list[FieldError]:
     errs.extend(_names(spec, "priorityClassName", is_dns1123_subdomain))
     if spec.get("preemptionPolicy") is not None:
         errs.extend(_enum(spec, "preemptionPolicy", _PREEMPTION_POLICIES))
+    errs.extend(validate_pod_resource_claims(spec))
     return errs
 
 

@@ -1,8 +1,8 @@
 """The v1.34 default plugin set and how a profile's plugins are merged into it.
 
 Upstream: pkg/scheduler/apis/config/v1/default_plugins.go (getDefaultPlugins,
-mergePlugins, mergePluginSet). The DynamicResourceAllocation gate is treated as off,
-so DynamicResources is not in the default set.
+mergePlugins, mergePluginSet, applyDynamicResources). DynamicResourceAllocation is GA and on
+in v1.34, so DynamicResources is in the default set, right before DefaultPreemption.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ DEFAULT_MULTI_POINT: tuple[Plugin, ...] = (
     Plugin("VolumeZone"),
     Plugin("PodTopologySpread", 2),
     Plugin("InterPodAffinity", 2),
+    Plugin("DynamicResources"),
     Plugin("DefaultPreemption"),
     Plugin("NodeResourcesBalancedAllocation", 1),
     Plugin("ImageLocality", 1),
@@ -50,9 +51,13 @@ _POINTS = (
 )
 
 
-def default_plugins() -> Plugins:
-    """The default plugins of a v1 profile: everything through multiPoint."""
-    return Plugins(multi_point=PluginSet(enabled=DEFAULT_MULTI_POINT))
+def default_plugins(dynamic_resource_allocation: bool = True) -> Plugins:
+    """The default plugins of a v1 profile: everything through multiPoint (applyFeatureGates:
+    DynamicResources only while the DynamicResourceAllocation gate is on)."""
+    enabled = DEFAULT_MULTI_POINT
+    if not dynamic_resource_allocation:
+        enabled = tuple(p for p in enabled if p.name != "DynamicResources")
+    return Plugins(multi_point=PluginSet(enabled=enabled))
 
 
 def merge_plugins(defaults: Plugins, custom: Plugins | None) -> Plugins:

@@ -34,17 +34,18 @@ __all__ = ["default_args", "enabled_plugin_names", "set_defaults"]
 A = TypeVar("A")
 
 
-def set_defaults(config: KubeSchedulerConfiguration) -> KubeSchedulerConfiguration:
-    """A copy with upstream defaults applied (idempotent)."""
+def set_defaults(config: KubeSchedulerConfiguration, *, dynamic_resource_allocation: bool = True) -> KubeSchedulerConfiguration:
+    """A copy with upstream defaults applied (idempotent); DynamicResources joins the default
+    plugins while the DynamicResourceAllocation gate is on (applyFeatureGates)."""
     profiles = config.profiles or (KubeSchedulerProfile(),)
     if len(profiles) == 1 and profiles[0].scheduler_name is None:
         # Only a lone profile gets a default name; validation requires names otherwise.
         profiles = (attrs.evolve(profiles[0], scheduler_name=DEFAULT_SCHEDULER_NAME),)
-    return attrs.evolve(config, profiles=tuple(_default_profile(p) for p in profiles))
+    return attrs.evolve(config, profiles=tuple(_default_profile(p, dynamic_resource_allocation) for p in profiles))
 
 
-def _default_profile(profile: KubeSchedulerProfile) -> KubeSchedulerProfile:
-    plugins = merge_plugins(default_plugins(), profile.plugins)
+def _default_profile(profile: KubeSchedulerProfile, dynamic_resource_allocation: bool = True) -> KubeSchedulerProfile:
+    plugins = merge_plugins(default_plugins(dynamic_resource_allocation), profile.plugins)
     configs = [PluginConfig(pc.name, default_args(pc.args)) for pc in profile.plugin_config]
     existing = {pc.name for pc in profile.plugin_config}
     for name in enabled_plugin_names(plugins):

@@ -36,11 +36,12 @@ __all__ = ["decode", "load_config", "loads_config", "parse_yaml"]
 Source = str | os.PathLike[str] | Mapping[str, Any]
 
 
-def load_config(source: Source, *, file: str | None = None) -> KubeSchedulerConfiguration:
+def load_config(source: Source, *, file: str | None = None, dynamic_resource_allocation: bool = True) -> KubeSchedulerConfiguration:
     """Load, default and validate a configuration from a file path or an already parsed dict.
 
     Raises InvalidInput with every problem found; `file` names the source in problems
-    (defaults to the path).
+    (defaults to the path). `dynamic_resource_allocation` is that feature gate (the default
+    plugins depend on it).
     """
     if isinstance(source, Mapping):
         data: Any = source
@@ -53,7 +54,7 @@ def load_config(source: Source, *, file: str | None = None) -> KubeSchedulerConf
         except InputLimitError as exc:
             raise InvalidInput([Problem("", str(exc), file)]) from None
         data = parse_yaml(text, file=file)
-    return _checked(decode(data, file=file), file)
+    return _checked(decode(data, file=file), file, dynamic_resource_allocation)
 
 
 def loads_config(text: str, *, file: str | None = None) -> KubeSchedulerConfiguration:
@@ -61,8 +62,9 @@ def loads_config(text: str, *, file: str | None = None) -> KubeSchedulerConfigur
     return _checked(decode(parse_yaml(text, file=file), file=file), file)
 
 
-def _checked(config: KubeSchedulerConfiguration, file: str | None) -> KubeSchedulerConfiguration:
-    config = set_defaults(config)
+def _checked(config: KubeSchedulerConfiguration, file: str | None,
+             dynamic_resource_allocation: bool = True) -> KubeSchedulerConfiguration:
+    config = set_defaults(config, dynamic_resource_allocation=dynamic_resource_allocation)
     problems = validate(config)
     if problems:
         raise InvalidInput([attrs.evolve(p, file=file) for p in problems])

@@ -151,6 +151,8 @@ def pod_scheduling_properties_change(new: Mapping[str, Any], old: Mapping[str, A
         out.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED))
     if len((new.get("spec") or {}).get("tolerations") or []) != len((old.get("spec") or {}).get("tolerations") or []):
         out.append(ClusterEvent(resource, ActionType.UPDATE_POD_TOLERATION))
+    if ((new.get("status") or {}).get("resourceClaimStatuses") or []) != ((old.get("status") or {}).get("resourceClaimStatuses") or []):
+        out.append(ClusterEvent(resource, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM))
     if not out:
         out.append(ClusterEvent(resource, ActionType.UPDATE))
     return out

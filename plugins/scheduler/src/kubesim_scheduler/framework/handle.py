@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kubesim.feature_gates import KUBE_SCHEDULER_V1_34
 
@@ -21,13 +21,16 @@ from .waiting_pods import WaitingPod, WaitingPodsMap
 if TYPE_CHECKING:
     from .runtime import Framework
 
-__all__ = ["Handle", "FrameworkHandle", "ObjectLister", "Binder", "PreemptPod", "PatchNominatedNode", "ObjectUpdater", "DEFAULT_FEATURES"]
+__all__ = ["Handle", "FrameworkHandle", "ObjectLister", "ObjectGetter", "ObjectWriter", "ObjectUpdater", "Binder",
+           "PreemptPod", "PatchNominatedNode", "DEFAULT_FEATURES"]
 
 #: Feature gates plugins may ask about, at their kube-scheduler v1.34 defaults.
 DEFAULT_FEATURES: Mapping[str, bool] = {name: spec.default for name, spec in KUBE_SCHEDULER_V1_34.items()}
 
 # (kind, namespace or None) -> objects as dicts, e.g. ("Service", "default"), ("Namespace", None)
 ObjectLister = Callable[[str, "str | None"], Iterable[Mapping[str, Any]]]
+# (kind, namespace or None, name) -> the object or None: a keyed read (the lister scans)
+ObjectGetter = Callable[[str, "str | None", str], "Mapping[str, Any] | None"]
 # (pod, node name) -> None; raises on failure
 Binder = Callable[[Mapping[str, Any], str], None]
 # (victim, preemptor, node name) -> False when the victim was already gone; raises on failure
@@ -36,6 +39,16 @@ PreemptPod = Callable[[Mapping[str, Any], Mapping[str, Any], str], "bool | None"
 PatchNominatedNode = Callable[[Mapping[str, Any], str], None]
 # (object) -> the stored object: replace an API object (PreBind's PV/PVC updates); raises on failure
 ObjectUpdater = Callable[[dict[str, Any]], Mapping[str, Any]]
+
+
+class ObjectWriter(Protocol):
+    """Writes to API objects other than pods (a plugin's clientset, e.g. DynamicResources' claims)."""
+
+    def update(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Update an object (metadata and spec); returns the stored object; raises ApiError."""
+
+    def update_status(self, obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Update an object's status subresource; returns the stored object; raises ApiError."""
 
 
 def _no_objects(_kind: str, _ns: str | None) -> Iterable[Mapping[str, Any]]:
@@ -59,6 +72,8 @@ class Handle:
         rng: random.Random | None = None,
         features: Mapping[str, bool] | None = None,
         time_origin: float = 0.0,
+        writer: ObjectWriter | None = None,
+        getter: ObjectGetter | None = None,
         update_object: ObjectUpdater | None = None,
     ) -> None:
         self.node_table = node_table
@@ -76,6 +91,8 @@ class Handle:
         self.rng = rng if rng is not None else random.Random(0)
         self.features = {**DEFAULT_FEATURES, **(features or {})}
         self.time_origin = time_origin
+        self.writer = writer
+        self._getter = getter
         self.after_cycle: list[Callable[[], None]] = []
         self.framework: Framework | None = None
         # scheduler extenders (kubesim_scheduler.extender.Extender), for preemption's callExtenders
@@ -138,6 +155,8 @@ class Handle:
         return list(self._lister(kind, namespace))
 
     def get_object(self, kind: str, namespace: str | None, name: str) -> Mapping[str, Any] | None:
+        if self._getter is not None:
+            return self._getter(kind, namespace, name)
         for o in self._lister(kind, namespace):
             if (o.get("metadata") or {}).get("name") == name:
                 return o
@@ -154,11 +173,15 @@ class Handle:
             raise RuntimeError("no binder configured")
         self._binder(pod, node_name)
 
-    def update_object(self, obj: dict[str, Any]) -> Mapping[str, Any]:
-        """Replace an API object (clientset Update); without a writer the object is returned as is."""
-        if self._update_object is None:
-            return obj
-        return self._update_object(obj)
+    def update_object(self, obj: Mapping[str, Any], *, status: bool = False) -> Mapping[str, Any]:
+        """Replace an API object (clientset Update), or its status subresource with `status`
+        (UpdateStatus); raises when the write fails. Without a writer the object is returned
+        as is (a scheduler with no API behind it)."""
+        if self.writer is not None:
+            return self.writer.update_status(obj) if status else self.writer.update(obj)
+        if self._update_object is not None and not status:
+            return self._update_object(dict(obj))
+        return obj
 
     def now(self) -> float:
         return self._now()

@@ -43,7 +43,8 @@ POINT_INTERFACES: dict[str, type] = {
     "postBind": itf.PostBindPlugin,
 }
 
-#: The v1.34 default profile's multiPoint plugins and weights (DynamicResources disabled).
+#: The v1.34 default profile's multiPoint plugins and weights (DynamicResourceAllocation on:
+#: DynamicResources comes right before DefaultPreemption, as applyDynamicResources puts it).
 DEFAULT_MULTI_POINT: tuple[tuple[str, int | None], ...] = (
     ("SchedulingGates", None),
     ("PrioritySort", None),
@@ -59,6 +60,7 @@ DEFAULT_MULTI_POINT: tuple[tuple[str, int | None], ...] = (
     ("VolumeZone", None),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
+    ("DynamicResources", None),
     ("DefaultPreemption", None),
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),

@@ -34,7 +34,7 @@ def in_tree_registry() -> dict[str, type[Plugin]]:
     reg: dict[str, type[Plugin]] = {cls.name: cls for cls in _BUILTIN}
     # Plugins written in their own modules (InterPodAffinity, PodTopologySpread,
     # DefaultPreemption) join once their adapter module exists; each exposes PLUGIN.
-    for modname in ("interpodaffinity", "podtopologyspread", "defaultpreemption"):
+    for modname in ("interpodaffinity", "podtopologyspread", "defaultpreemption", "dynamicresources"):
         if importlib.util.find_spec(f"{__package__}.{modname}") is None:
             continue
         mod = importlib.import_module(f"{__package__}.{modname}")
