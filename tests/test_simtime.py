@@ -110,6 +110,16 @@ def test_ticks_go_on_past_the_last_operation_until_the_pod_finishes() -> None:
         ("job-a", 10), ("job-a", 30), ("job-a", 50)]
 
 
+@pytest.mark.parametrize("sim_spec", ["- seconds: 0\n  resourceUsage: {cpu: 1}\n",
+                                      "- seconds: 0\n  resourceUsage: {cpu: 1}\n- seconds: 0\n  resourceUsage: {cpu: 2}\n"])
+def test_a_pod_whose_phases_all_last_no_time_finishes_at_the_next_tick(sim_spec: str) -> None:
+    # it runs for an instant, as k8s-cluster-simulator's node sees it at its next tick (it used to
+    # requeue itself at the same instant until the settle limit failed the step)
+    result = _run(_scenario(_pod("blink", sim_spec=sim_spec)))
+    assert result.status.phase == ScenarioPhase.SUCCEEDED, result.status.message
+    assert result.status.step_status.step.major == 2  # bound at step 1, Succeeded by the next tick
+
+
 def test_until_a_step_and_until_a_duration() -> None:
     result = _run(_scenario(_pod("job-a")), SimTimeOptions(until=Until(step=3)))
     assert result.status.phase == ScenarioPhase.SUCCEEDED

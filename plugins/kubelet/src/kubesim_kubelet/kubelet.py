@@ -187,7 +187,7 @@ class KubeletController(ReconcileController):
             self._set_usage(pod, usage_annotation(spec, spec.phase_index(elapsed)))
         if at < now:
             return  # frozen: its usage stays and it never finishes on its own
-        boundary = spec.next_boundary(elapsed) if per_phase else spec.duration
+        boundary = spec.next_boundary(elapsed) if per_phase else spec.duration if spec.duration > elapsed else None
         if boundary is None:  # every phase lasts 0 s: it finishes once time has passed
             boundary = _AN_INSTANT
         self.queue.add_after((POD, namespace, name), start + boundary)
