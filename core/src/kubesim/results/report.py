@@ -16,12 +16,14 @@ from kubesim.results.table import Table
 
 Figure = Any  # plotly.graph_objects.Figure (plotly ships no type information)
 
-__all__ = ["MAX_TABLE_ROWS", "ReportUnavailable", "render_report"]
+__all__ = [
+    "MAX_TABLE_ROWS", "PAGE_CSS", "ReportUnavailable", "figure_html", "figure_layout", "plotly_modules", "render_report",
+]
 
 MAX_TABLE_ROWS = 500
 _HEATMAP_LABEL_LIMIT = 60
 
-_CSS = """
+PAGE_CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1200px;
        padding: 0 24px 48px; color: #1f2933; }
 h1 { font-size: 1.6em; margin-top: 24px; } h2 { font-size: 1.3em; margin-top: 40px; border-bottom: 1px solid #d9e2ec; }
@@ -41,7 +43,8 @@ class ReportUnavailable(Exception):
     """plotly is not installed."""
 
 
-def _plotly() -> Any:
+def plotly_modules() -> Any:
+    """(plotly.graph_objects, plotly.offline); ReportUnavailable saying what to install."""
     try:
         import plotly.graph_objects as go
         import plotly.offline
@@ -50,12 +53,14 @@ def _plotly() -> Any:
     return go, plotly.offline
 
 
-def _figure_html(fig: Figure, div_id: str) -> str:
+def figure_html(fig: Figure, div_id: str) -> str:
+    """A figure as an HTML fragment with a fixed element id (same figure, same bytes)."""
     return str(fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
                            config={"displaylogo": False, "responsive": True}))
 
 
-def _layout(fig: Figure, title: str, *, height: int = 380, **kw: Any) -> None:
+def figure_layout(fig: Figure, title: str, *, height: int = 380, **kw: Any) -> None:
+    """The layout every kubesim page's figures share."""
     fig.update_layout(title=title, height=height, margin={"l": 60, "r": 20, "t": 50, "b": 50},
                       template="plotly_white", legend={"orientation": "h", "y": -0.2}, **kw)
 
@@ -77,7 +82,7 @@ def _allocation_figure(go: Any, cluster: Table) -> Figure:
         if col in names:
             fig.add_trace(go.Scatter(x=steps, y=cluster.column(col), name=label, mode="lines+markers",
                                      line={"dash": dash}))
-    _layout(fig, "Cluster allocation over steps", xaxis=_step_axis(steps),
+    figure_layout(fig, "Cluster allocation over steps", xaxis=_step_axis(steps),
             yaxis={"tickformat": ".0%", "rangemode": "tozero"})
     return fig
 
@@ -119,7 +124,7 @@ def _heatmap_figure(go: Any, nodes: Table) -> Figure:
     ]
     first = variants[0][0] if variants else ""
     height = max(320, min(1200, 18 * len(node_names) + 140))
-    _layout(fig, f"Per-node utilization: {first}", height=height, xaxis=_step_axis(steps),
+    figure_layout(fig, f"Per-node utilization: {first}", height=height, xaxis=_step_axis(steps),
             yaxis={"showticklabels": len(node_names) <= _HEATMAP_LABEL_LIMIT, "title": "node", "autorange": "reversed"},
             updatemenus=[{"buttons": buttons, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.15}]
             if len(buttons) > 1 else [])
@@ -132,7 +137,7 @@ def _pending_figure(go: Any, cluster: Table) -> Figure:
     fig.add_trace(go.Bar(x=steps, y=cluster.column("pending"), name="pending at step end", marker_color="#f0b429"))
     for col, label in (("scheduled", "scheduled"), ("unschedulable", "unschedulable"), ("preempted", "preempted")):
         fig.add_trace(go.Scatter(x=steps, y=cluster.column(col), name=label, mode="lines+markers"))
-    _layout(fig, "Pending pods over steps", xaxis=_step_axis(steps), yaxis={"title": "pods", "rangemode": "tozero"})
+    figure_layout(fig, "Pending pods over steps", xaxis=_step_axis(steps), yaxis={"title": "pods", "rangemode": "tozero"})
     return fig
 
 
@@ -146,7 +151,7 @@ def _reasons_figure(go: Any, reasons: Table, limit: int = 20) -> Figure:
                       "%{customdata[1]} pods<extra></extra>",
         marker_color="#d64545",
     ))
-    _layout(fig, "Filter rejection reasons (nodes rejected)", height=max(260, 34 * len(rows) + 120),
+    figure_layout(fig, "Filter rejection reasons (nodes rejected)", height=max(260, 34 * len(rows) + 120),
             xaxis_title="nodes rejected, summed over attempts")
     fig.update_yaxes(automargin=True)
     return fig
@@ -206,7 +211,7 @@ def _section(go: Any, tables: ResultTables, n: int) -> str:
         ("reasons", _reasons_figure(go, tables["filter_reasons"])),
     ]
     for name, fig in figures:
-        parts.append(f'<div class="figure" id="{ident}-{name}">{_figure_html(fig, f"{ident}-{name}-plot")}</div>')
+        parts.append(f'<div class="figure" id="{ident}-{name}">{figure_html(fig, f"{ident}-{name}-plot")}</div>')
     unschedulable = [r for r in tables["pods"].records() if r["unschedulable_reasons"] or r["message"]]
     parts.append(
         f'<section id="{ident}-unschedulable"><h3>Pods that failed scheduling ({len(unschedulable)})</h3>'
@@ -226,11 +231,11 @@ def _section(go: Any, tables: ResultTables, n: int) -> str:
 
 def render_report(results: Sequence[ResultTables], *, title: str = "kubesim report") -> str:
     """The report page for the results of one file (one section per scenario)."""
-    go, offline = _plotly()
+    go, offline = plotly_modules()
     sections = [_section(go, tables, i) for i, tables in enumerate(results)]
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n"
+        f"<title>{html.escape(title)}</title>\n<style>{PAGE_CSS}</style>\n"
         f'<script type="text/javascript">{offline.get_plotlyjs()}</script>\n'
         f"</head>\n<body>\n<h1>{html.escape(title)}</h1>\n" + "\n".join(sections) + "\n</body>\n</html>\n"
     )

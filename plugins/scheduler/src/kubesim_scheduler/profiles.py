@@ -34,8 +34,10 @@ def _points(registry: Mapping[str, type[Plugin]]) -> dict[str, set[str]]:
     }
 
 
-def load_settings(source: str | Path | None, registry: Mapping[str, type[Plugin]]) -> SchedulerSettings:
-    """Load, default, validate and resolve a configuration file (None: the defaults).
+def load_settings(source: str | Path | Mapping[str, Any] | None,
+                  registry: Mapping[str, type[Plugin]]) -> SchedulerSettings:
+    """Load, default, validate and resolve a configuration file, or an already parsed one
+    (a mapping: what `kubesim sweep` hands each cell), None: the defaults.
 
     Raises kubesim.errors.InvalidInput with every problem (file and field path).
     """
@@ -44,7 +46,7 @@ def load_settings(source: str | Path | None, registry: Mapping[str, type[Plugin]
         file = None
     else:
         config = load_config(source)
-        file = str(source)
+        file = None if isinstance(source, Mapping) else str(source)
     resolved = resolve(config, _points(registry), file=file)
     profiles = tuple(
         ProfileConfig(
