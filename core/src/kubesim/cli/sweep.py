@@ -113,7 +113,8 @@ def sweep_command(hooks: Hooks) -> click.Command:
         workers = jobs or default_jobs()
         console = Console(stderr=True)
         try:
-            outcome = run_sweep(sweep, cells, out, jobs=workers, dask=dask, resume=resume, progress=quiet == 0)
+            outcome = run_sweep(sweep, cells, out, jobs=workers, dask=dask, resume=resume, progress=quiet == 0,
+                                hooks=hooks, verbosity=verbose - 1 - quiet)
         except DaskUnavailable as exc:
             _invalid(str(exc))
         except KeyboardInterrupt as exc:

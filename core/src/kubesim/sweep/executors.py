@@ -15,9 +15,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from kubesim.cli.logconfig import configure_logging
+from kubesim.plugins import Hooks
 from kubesim.sweep.cell import CellResult, CellTask, run_cell
 
-__all__ = ["DASK_CONNECT_TIMEOUT", "DaskUnavailable", "default_jobs", "run_dask", "run_local"]
+__all__ = ["DASK_CONNECT_TIMEOUT", "DaskUnavailable", "default_jobs", "run_dask", "run_local", "setup_worker"]
 
 OnResult = Callable[[CellResult], None]
 DASK_CONNECT_TIMEOUT = 30
@@ -43,14 +45,21 @@ def _failed(task: CellTask, why: str) -> CellResult:
     return CellResult(task.key, "failed", why, {}, 0.0)
 
 
-def run_local(tasks: Sequence[CellTask], jobs: int, on_result: OnResult) -> None:
-    """Run the tasks here (jobs 1) or in `jobs` spawned worker processes."""
+def setup_worker(verbosity: int) -> None:
+    """A worker process logs like the command that started it (warnings only by default)."""
+    configure_logging(verbosity)
+
+
+def run_local(tasks: Sequence[CellTask], jobs: int, on_result: OnResult, *, hooks: Hooks | None = None,
+              verbosity: int = -1) -> None:
+    """Run the tasks here (jobs 1, with `hooks`) or in `jobs` spawned worker processes."""
     if jobs <= 1 or len(tasks) <= 1:
         for task in tasks:
-            on_result(run_cell(task))
+            on_result(run_cell(task, hooks))
         return
     context = multiprocessing.get_context("spawn")  # no fork of a process that holds threads
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context)
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
+                               initializer=setup_worker, initargs=(verbosity,))
     try:
         _drain(tasks, 2 * jobs, lambda t: pool.submit(run_cell, t), on_result)
     finally:
@@ -114,7 +123,8 @@ def _as_completed(distributed: Any, client: Any, tasks: Sequence[CellTask], wind
             queue.add(f)
 
 
-def run_dask(tasks: Sequence[CellTask], address: str, jobs: int, on_result: OnResult) -> None:
+def run_dask(tasks: Sequence[CellTask], address: str, jobs: int, on_result: OnResult, *,
+             verbosity: int = -1) -> None:
     """Run the tasks on the Dask scheduler at `address`, or on a LocalCluster of `jobs` worker
     processes (one thread each) when `address` is "local"."""
     distributed = _dask()
@@ -131,6 +141,7 @@ def run_dask(tasks: Sequence[CellTask], address: str, jobs: int, on_result: OnRe
             cluster.close()
         raise DaskUnavailable(f"--dask {address}: cannot reach the scheduler: {exc}") from exc
     try:
+        client.run(setup_worker, verbosity)
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         for result in _as_completed(distributed, client, tasks, 2 * max(workers, jobs)):
             on_result(result)

@@ -58,6 +58,10 @@ _BUILTIN_COLUMNS = {
     "pods": POD_COLUMNS, "nodes": NODE_COLUMNS, "cluster": CLUSTER_COLUMNS,
     "plugins": PLUGIN_COLUMNS, "filter_reasons": FILTER_REASON_COLUMNS,
 }
+_RESOURCE_SUFFIXES = {  # per-resource columns, one set per resource the result holds
+    "pods": ("_request",), "nodes": ("_requested", "_allocatable", "_ratio", "_usage"),
+    "cluster": ("_requested", "_allocatable", "_allocation"),
+}
 _FORM = re.compile(r"^([A-Za-z_][\w-]*)\.([A-Za-z_][\w.-]*):([a-z]+)$")
 
 
@@ -92,8 +96,10 @@ def parse_metric(text: Any) -> MetricSpec:
         raise ValueError(f"{text!r}: expected an aggregation among {', '.join(AGGREGATIONS)}, got {agg!r}")
     if table in _BUILTIN_COLUMNS:
         names = [c.name for c in _BUILTIN_COLUMNS[table]]
-        if column not in names:
-            raise ValueError(f"{text!r}: table {table} has no column {column!r} (columns: {', '.join(names)})")
+        suffixes = _RESOURCE_SUFFIXES.get(table, ())
+        if column not in names and not any(column.endswith(s) and len(column) > len(s) for s in suffixes):
+            more = "".join(f", <resource>{s}" for s in suffixes)
+            raise ValueError(f"{text!r}: table {table} has no column {column!r} (columns: {', '.join(names)}{more})")
     return MetricSpec(column=text, table=table, source=column, aggregation=agg)
 
 

@@ -84,7 +84,7 @@ def run_settings(sweep: Sweep, hooks: Hooks) -> RunSettings:
             if option.callback is not None:
                 converted = option.callback(ctx, option, converted)
         except click.BadParameter as exc:
-            bad(str(key), exc.format_message())
+            bad(str(key), exc.message)
             continue
         plugin_options[name] = converted
     for option in run_options.values():  # the defaults `kubesim run` would use
@@ -194,8 +194,14 @@ def _check_scenarios(sweep: Sweep, hooks: Hooks, settings: RunSettings) -> list[
 
 def check_sweep(sweep: Sweep, hooks: Hooks, out: Path) -> RunSettings:
     """The shared run settings; InvalidInput with every problem of options, configurations and scenarios."""
-    settings = run_settings(sweep, hooks)
-    problems = _check_scenarios(sweep, hooks, settings) + _check_configurations(sweep, hooks, out)
+    problems: list[Problem] = []
+    try:
+        settings = run_settings(sweep, hooks)
+    except InvalidInput as exc:
+        problems.extend(exc.problems)
+        settings = RunSettings(step_duration_seconds=10.0, max_objects=MAX_OBJECTS, allow_unknown_targets=False,
+                               plugin_options={})
+    problems += _check_scenarios(sweep, hooks, settings) + _check_configurations(sweep, hooks, out)
     if problems:
         raise InvalidInput(problems)
     return settings

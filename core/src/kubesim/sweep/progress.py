@@ -40,6 +40,7 @@ class SweepProgress:
         self._interval = interval
         self._start = time.monotonic()
         self._last_log = self._start
+        self._logged: tuple[int, int] | None = None
         self._bar: Progress | None = None
         self._task: TaskID | None = None
 
@@ -81,7 +82,9 @@ class SweepProgress:
         now = time.monotonic()
         if not force and now - self._last_log < self._interval and self.done < self.total:
             return
-        self._last_log = now
+        if self._logged == (self.done, self.failed) and self.done:
+            return  # the last line said it already
+        self._last_log, self._logged = now, (self.done, self.failed)
         eta = self.eta_seconds()
         self._console.print(
             f"sweep: {self.done}/{self.total} cells done, {self.failed} failed, "

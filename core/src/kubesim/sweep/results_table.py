@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import tempfile
 from collections.abc import Sequence
@@ -47,8 +48,6 @@ def _csv_value(v: Any) -> Any:
     if isinstance(v, float):
         return repr(v)
     if isinstance(v, (dict, list)):
-        import json
-
         return json.dumps(v, sort_keys=True, separators=(",", ":"))
     return v
 

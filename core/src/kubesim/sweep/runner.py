@@ -9,11 +9,12 @@ from pathlib import Path
 
 import attrs
 
+from kubesim.cli.output import write_atomic
+from kubesim.plugins import Hooks
 from kubesim.sweep.cell import CellResult
 from kubesim.sweep.executors import run_dask, run_local
 from kubesim.sweep.grid import Cell
 from kubesim.sweep.page import render_page
-from kubesim.cli.output import write_atomic
 from kubesim.sweep.progress import SweepProgress
 from kubesim.sweep.results_table import write_csv, write_parquet, write_timings
 from kubesim.sweep.spec import Sweep
@@ -34,7 +35,7 @@ class SweepOutcome:
 
 
 def run_sweep(sweep: Sweep, cells: Sequence[Cell], out: Path, *, jobs: int, dask: str | None = None,
-              resume: bool = False, progress: bool = True,
+              resume: bool = False, progress: bool = True, hooks: Hooks | None = None, verbosity: int = -1,
               on_record: Callable[[CellRecord], None] | None = None) -> SweepOutcome:
     """Run every cell (those with a stored record too, unless `resume`) and write the outputs.
 
@@ -69,9 +70,9 @@ def run_sweep(sweep: Sweep, cells: Sequence[Cell], out: Path, *, jobs: int, dask
 
         try:
             if dask is not None:
-                run_dask(todo, dask, jobs, on_result)
+                run_dask(todo, dask, jobs, on_result, verbosity=verbosity)
             else:
-                run_local(todo, jobs, on_result)
+                run_local(todo, jobs, on_result, hooks=hooks, verbosity=verbosity)
         finally:
             ordered = _in_order(cells, records)
             write_outputs(sweep, out, ordered, store)
