@@ -59,3 +59,8 @@ def test_serve_load(tmp_path: Path) -> None:
 def test_capacity(tmp_path: Path) -> None:
     out = run("capacity.py", "--nodes", "60", "--init-pods", "60", "--pending", "20", cwd=tmp_path)
     assert "180 copies" in out and "answer 5 nodes" in out and "peak RSS" in out and "ERROR" not in out
+
+
+def test_sweep(tmp_path: Path) -> None:
+    out = run("sweep.py", "--nodes", "4", "--pods", "12", "--seeds", "1", "--jobs", "1", cwd=tmp_path)
+    assert "kubesim sweep: 10 cells of 4 nodes / 12 pods" in out and "-j 1: " in out and "cells/min" in out
