@@ -62,6 +62,12 @@ def run_local(tasks: Sequence[CellTask], jobs: int, on_result: OnResult, *, hook
                                initializer=setup_worker, initargs=(verbosity,))
     try:
         _drain(tasks, 2 * jobs, lambda t: pool.submit(run_cell, t), on_result)
+    except BaseException:
+        # interrupted: the cells still running are abandoned, not waited for
+        processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
+        for process in list(processes.values()):
+            process.terminate()
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -74,14 +74,17 @@ def _spread_figure(go: Any, sweep: Sweep, ranked: Sequence[Candidate]) -> Any:
 def _ranking_table(sweep: Sweep, ranked: Sequence[Candidate]) -> str:
     params = [p.name for p in sweep.parameters if p.target == "configuration"]
     metrics = [m.column for m in sweep.metrics]
+    scenarios = [s.name for s in sweep.scenarios] if len(sweep.scenarios) > 1 else []
     head = ["rank", "configuration", *params, "cells", "failed",
-            *(f"{m} mean" for m in metrics), f"{sweep.rank_metric} std"]
+            *(f"{m} mean" for m in metrics), f"{sweep.rank_metric} std",
+            *(f"{sweep.rank_metric} on {s}" for s in scenarios)]
     out = ['<div class="scroll"><table class="data" id="ranking-table"><tr>'
            + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
     for i, c in enumerate(ranked[:MAX_RANKED_ROWS]):
         values = dict(c.parameters)
         cells = [str(i + 1), c.configuration, *(_fmt(values[p]) for p in params), str(c.cells), str(c.failed),
-                 *(_fmt(c.mean[m]) for m in metrics), _fmt(c.std[sweep.rank_metric])]
+                 *(_fmt(c.mean[m]) for m in metrics), _fmt(c.std[sweep.rank_metric]),
+                 *(_fmt(c.by_scenario[s]) for s in scenarios)]
         numeric = {0, *range(len(params) + 2, len(cells))}
         row = "".join(f'<td class="num">{html.escape(v)}</td>' if j in numeric else f"<td>{html.escape(v)}</td>"
                       for j, v in enumerate(cells))
@@ -115,8 +118,8 @@ def _summary(sweep: Sweep, records: Sequence[CellRecord], ranked: Sequence[Candi
         (f"best mean {sweep.rank_metric}", _fmt(best.mean.get(sweep.rank_metric)) if best else "-"),
     ]
     cells = "".join(f"<div>{html.escape(k)}<b>{html.escape(str(v))}</b></div>" for k, v in items)
-    lead = (f'<p id="best">Best: <b>{html.escape(best.label)}</b> ({sweep.rank_better} {html.escape(sweep.rank_metric)} '
-            "is better).</p>") if best else ""
+    lead = (f'<p id="best">Best: <b>{html.escape(best.label)}</b> ({sweep.rank_better} '
+            f"{html.escape(sweep.rank_metric)} is better).</p>") if best else ""
     return f'<div class="summary" id="summary">{cells}</div>{lead}'
 
 

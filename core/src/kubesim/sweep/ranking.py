@@ -28,6 +28,8 @@ class Candidate:
     std: dict[str, float | None]
     values: dict[str, list[float]]
     """Each metric's value per successful cell (in grid order): the per-seed spread."""
+    by_scenario: dict[str, float | None]
+    """The rank metric's mean on each scenario alone."""
 
     @property
     def label(self) -> str:
@@ -67,7 +69,13 @@ def rank(sweep: Sweep, records: Sequence[CellRecord]) -> list[Candidate]:
             vals = [float(v) for r in ok if (v := r.metrics.get(m.column)) is not None]
             values[m.column] = vals
             mean[m.column], std[m.column] = _stats(vals)
-        candidates.append(Candidate(key[0], labels[key], len(members), len(members) - len(ok), mean, std, values))
+        by_scenario = {}
+        for scenario in sweep.scenarios:
+            vals = [float(v) for r in ok if r.scenario == scenario.name
+                    and (v := r.metrics.get(sweep.rank_metric)) is not None]
+            by_scenario[scenario.name] = _stats(vals)[0]
+        candidates.append(Candidate(key[0], labels[key], len(members), len(members) - len(ok), mean, std, values,
+                                    by_scenario))
     sign = 1.0 if sweep.rank_better == "lower" else -1.0
 
     def order(item: tuple[int, Candidate]) -> tuple[int, float, int]:
