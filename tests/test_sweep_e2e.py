@@ -198,6 +198,7 @@ def test_bad_sweeps_name_the_field_and_run_nothing(grid: Path, tmp_path: Path) -
             target: scenario
             path: spec.operations[id=big].createOperation.object.spec.containers[0].resources.requests.cpu
             values: ["1", "lots"]
+          metrics: [unscheduled, "costs.total:sum"]
           options: {detail: everything, stepDuration: 0s}
         """))
     proc = _sweep(tmp_path, "-o", "out")
@@ -211,6 +212,7 @@ def test_bad_sweeps_name_the_field_and_run_nothing(grid: Path, tmp_path: Path) -
         "error: sweep.yaml: spec.scenarios[0] with cpu='lots': ",
         "error: sweep.yaml: spec.configurations[0] with pct=150: out/configs/default-",
         "percentageOfNodesToScore: Invalid value: 150: not in valid range [0-100]",
+        "error: sweep.yaml: spec.metrics[1]: 'costs.total:sum': no table 'costs' (tables: ",
     ):
         assert expected in err, err
     assert not (tmp_path / "out" / "results.csv").exists()

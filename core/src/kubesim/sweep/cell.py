@@ -22,8 +22,8 @@ from kubesim.controllers.settle import MAX_OBJECTS, SettleLimits
 from kubesim.errors import InvalidInput
 from kubesim.plugins import Hooks, load_plugins
 from kubesim.results import analyze
-from kubesim.results.gcpause import paused_gc
 from kubesim.scenario import EngineOptions, Simulator
+from kubesim.scenario.memory import fewer_full_collections
 from kubesim.sweep.metrics import compute_metrics, parse_metric
 from kubesim.sweep.paths import PathError, set_path
 
@@ -97,7 +97,7 @@ def run_cell(task: CellTask, hooks: Hooks | None = None) -> CellResult:
     metrics: dict[str, float | None] = {}
     status, error = "ok", None
     try:
-        with paused_gc():
+        with fewer_full_collections():  # as the kubesim command runs, in any worker process
             metrics, status, error = _run(task, hooks)
     except InvalidInput as exc:
         status, error = "failed", "; ".join(str(p) for p in exc.problems)

@@ -10,6 +10,7 @@ the others go on.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -33,8 +34,6 @@ class DaskUnavailable(Exception):
 
 def default_jobs() -> int:
     """The default of `-j`: one worker per CPU this process may use."""
-    import os
-
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - macOS and Windows have no sched_getaffinity

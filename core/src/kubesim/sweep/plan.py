@@ -24,6 +24,7 @@ from kubesim.cli.validate import validate_scenarios
 from kubesim.controllers.settle import MAX_OBJECTS
 from kubesim.errors import InvalidInput, Problem
 from kubesim.plugins import Hooks
+from kubesim.results import BUILTIN_TABLES
 from kubesim.sweep.cell import CONFIG_OPTION, CellTask, build_scenario
 from kubesim.sweep.generators import BUILTIN_GENERATORS
 from kubesim.sweep.grid import RunSettings, configuration_for, short_hash
@@ -192,6 +193,14 @@ def _check_scenarios(sweep: Sweep, hooks: Hooks, settings: RunSettings) -> list[
     return problems
 
 
+def _check_metrics(sweep: Sweep, hooks: Hooks) -> list[Problem]:
+    """Every TABLE of a TABLE.COLUMN:AGG metric is built in or made by an installed plugin."""
+    tables = sorted({*BUILTIN_TABLES, *hooks.result_aggregators()})
+    return [Problem(f"spec.metrics[{i}]", f"{m.column!r}: no table {m.table!r} (tables: {', '.join(tables)}; "
+                                          "a plugin's result aggregator adds its own)", sweep.file)
+            for i, m in enumerate(sweep.metrics) if m.table is not None and m.table not in tables]
+
+
 def check_sweep(sweep: Sweep, hooks: Hooks, out: Path) -> RunSettings:
     """The shared run settings; InvalidInput with every problem of options, configurations and scenarios."""
     problems: list[Problem] = []
@@ -201,7 +210,8 @@ def check_sweep(sweep: Sweep, hooks: Hooks, out: Path) -> RunSettings:
         problems.extend(exc.problems)
         settings = RunSettings(step_duration_seconds=10.0, max_objects=MAX_OBJECTS, allow_unknown_targets=False,
                                plugin_options={})
-    problems += _check_scenarios(sweep, hooks, settings) + _check_configurations(sweep, hooks, out)
+    problems += _check_metrics(sweep, hooks) + _check_scenarios(sweep, hooks, settings)
+    problems += _check_configurations(sweep, hooks, out)
     if problems:
         raise InvalidInput(problems)
     return settings

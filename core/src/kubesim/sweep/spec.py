@@ -385,7 +385,7 @@ def parse_sweep(data: Any, *, file: str | None = None, base: Path | None = None)
     spec = _mapping(root.get("spec"), "spec", problems, required=True)
     _unknown(spec, ("scenarios", "configurations", "parameters", "seeds", "metrics", "rank", "options"),
              "spec", problems)
-    if "scenarios" not in spec and spec:
+    if "scenarios" not in spec and isinstance(root.get("spec"), Mapping):
         problems.add("spec.scenarios", "required: at least one scenario file or generator")
     base = base if base is not None else (Path(file).parent if file else Path("."))
     scenarios = _scenarios(spec.get("scenarios"), base, problems)
