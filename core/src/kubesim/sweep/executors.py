@@ -141,10 +141,11 @@ def run_dask(tasks: Sequence[CellTask], address: str, jobs: int, on_result: OnRe
             client = distributed.Client(cluster, timeout=DASK_CONNECT_TIMEOUT)
         else:
             client = distributed.Client(address, timeout=DASK_CONNECT_TIMEOUT)
-    except (OSError, TimeoutError) as exc:
+    except Exception as exc:  # unreachable, refused, or not an address distributed understands
         if cluster is not None:
             cluster.close()
-        raise DaskUnavailable(f"--dask {address}: cannot reach the scheduler: {exc}") from exc
+        what = "cannot start a LocalCluster" if address == "local" else "cannot reach the scheduler"
+        raise DaskUnavailable(f"--dask {address}: {what}: {exc}") from exc
     try:
         client.run(setup_worker, verbosity)
         workers = max(1, len(client.scheduler_info().get("workers", {})))

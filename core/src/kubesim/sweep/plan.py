@@ -87,6 +87,10 @@ def run_settings(sweep: Sweep, hooks: Hooks) -> RunSettings:
         except click.BadParameter as exc:
             bad(str(key), exc.message)
             continue
+        except InvalidInput as exc:  # a plugin's option that reads a file checks it so
+            for p in exc.problems:
+                bad(str(key), str(p))
+            continue
         plugin_options[name] = converted
     for option in run_options.values():  # the defaults `kubesim run` would use
         if option.name and option.name not in plugin_options and option.name != CONFIG_OPTION:
