@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -22,10 +23,9 @@ from kubesim.cli.output import OutputError
 from kubesim.errors import InvalidInput
 from kubesim.interrupts import exit_code, signal_name
 from kubesim.plugins import Hooks
-from kubesim.sweep import Sweep, check_sweep, expand, is_sweep_output, load_sweep, rank, versions
-from kubesim.sweep.executors import DaskUnavailable, default_jobs
-from kubesim.sweep.runner import run_sweep
-from kubesim.sweep.store import CellRecord
+
+if TYPE_CHECKING:
+    from kubesim.sweep import CellRecord, Sweep
 
 __all__ = ["sweep_command"]
 
@@ -84,6 +84,10 @@ def sweep_command(hooks: Hooks) -> click.Command:
         missing = _missing_dependencies(dask)
         if missing:
             _invalid(f"kubesim sweep needs {', '.join(missing)}: pip install 'kubesim[sweep]'")
+        # imported here: every other command starts without the sweep package
+        from kubesim.sweep import check_sweep, expand, is_sweep_output, load_sweep, versions
+        from kubesim.sweep.executors import DaskUnavailable, default_jobs
+        from kubesim.sweep.runner import run_sweep
         out = Path(output)
         try:
             sweep = load_sweep(sweep_file)
@@ -136,6 +140,8 @@ def sweep_command(hooks: Hooks) -> click.Command:
 
 
 def _print_summary(console: Console, sweep: Sweep, records: Sequence[CellRecord], output: str) -> None:
+    from kubesim.sweep import rank
+
     ranked = rank(sweep, records)
     table = RichTable(title=f"{sweep.name}: candidates by mean {sweep.rank_metric} ({sweep.rank_better} is better)",
                       title_justify="left")
