@@ -14,6 +14,7 @@ and checks that both runs wrote the same results.csv and results.parquet.
 from __future__ import annotations
 
 import argparse
+import csv
 import filecmp
 import os
 import shutil
@@ -57,6 +58,12 @@ def kubesim_command() -> str:
     return str(candidate) if candidate.exists() else (shutil.which("kubesim") or "kubesim")
 
 
+def cell_seconds(out: Path) -> float:
+    """The sum of the cells' wall times (timings.csv): the work, whatever ran in parallel."""
+    with open(out / "timings.csv", newline="") as fh:
+        return sum(float(row["wall_seconds"]) for row in csv.DictReader(fh))
+
+
 def run(workdir: Path, jobs: int) -> float:
     """Seconds `kubesim sweep -j JOBS` takes, start to exit."""
     out = workdir / f"j{jobs}"
@@ -86,7 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         times = {}
         for jobs in args.jobs:
             times[jobs] = run(workdir, jobs)
-            print(f"-j {jobs}: {times[jobs]:.1f} s, {cells / times[jobs] * 60:.1f} cells/min", flush=True)
+            work = cell_seconds(workdir / f"j{jobs}")
+            print(f"-j {jobs}: {times[jobs]:.1f} s, {cells / times[jobs] * 60:.1f} cells/min "
+                  f"(cells' wall time summed: {work:.1f} s, {work / times[jobs]:.2f} cells running on average)",
+                  flush=True)
         base = args.jobs[0]
         for jobs in args.jobs[1:]:
             print(f"speed-up -j {jobs} vs -j {base}: {times[base] / times[jobs]:.2f}x")
