@@ -237,3 +237,63 @@ def test_without_the_extra_it_says_what_to_install(grid: Path, tmp_path: Path) -
                        pythonpath=[tmp_path / "stub"], timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.strip() == "error: kubesim sweep needs pyarrow: pip install 'kubesim[sweep]'"
+
+
+def test_configuration_files_are_ranked_by_what_they_do(tmp_path: Path) -> None:
+    """examples/compare: spreading (the defaults) leaves both batch pods pending, packing none."""
+    examples = Path(__file__).resolve().parents[1] / "examples" / "compare"
+    (tmp_path / "sweep.yaml").write_text(textwrap.dedent(f"""\
+        apiVersion: kubesim.io/v1alpha1
+        kind: Sweep
+        metadata: {{name: spread-or-pack}}
+        spec:
+          scenarios: [{examples / "scenario.yaml"}]
+          configurations: [{{name: spread}}, {{name: pack, file: {examples / "most-allocated.yaml"}}}]
+          metrics: [unscheduled, allocation]
+        """))
+    proc = _sweep(tmp_path, "-o", "out", "-j", "1")
+    assert proc.returncode == 0, proc.stderr
+    rows = _rows(tmp_path / "out")
+    assert [(r["configuration"], r["unscheduled"]) for r in rows] == [("spread", "2.0"), ("pack", "0.0")]
+    assert '<p id="best">Best: <b>pack</b>' in (tmp_path / "out" / "index.html").read_text()
+    assert [p.name.split("-")[0] for p in (tmp_path / "out" / "configs").iterdir()] == ["pack"]
+
+
+DYING_PLUGIN = '''\
+"""A scenario generator whose worker process dies on seed 1 (a cell killed by the OOM killer)."""
+import os
+
+from kubesim import hookimpl
+from kubesim.sweep import uniform
+
+
+def dying(parameters, seed):
+    if seed == 1:
+        os._exit(137)
+    return uniform(parameters, seed)
+
+
+@hookimpl
+def kubesim_scenario_generators():
+    return {"dying": dying}
+'''
+
+
+def test_a_dead_worker_fails_its_cells_and_a_new_pool_runs_the_rest(tmp_path: Path) -> None:
+    (tmp_path / "plugin").mkdir()
+    (tmp_path / "plugin" / "dying_generator.py").write_text(DYING_PLUGIN)
+    (tmp_path / "sweep.yaml").write_text(textwrap.dedent("""\
+        apiVersion: kubesim.io/v1alpha1
+        kind: Sweep
+        metadata: {name: dying}
+        spec:
+          scenarios: [{generator: dying, parameters: {nodes: 2, pods: 4}}]
+          seeds: {count: 6}
+          metrics: [unscheduled]
+        """))
+    proc = _sweep(tmp_path, "-o", "out", "-j", "2", pythonpath=[tmp_path / "plugin"], modules=["dying_generator"])
+    assert proc.returncode == 1, proc.stderr
+    status = {r["seed"]: (r["status"], r["error"]) for r in _rows(tmp_path / "out")}
+    assert status["1"][0] == "failed" and "a worker process died while this cell ran" in status["1"][1]
+    assert status["4"] == status["5"] == ("ok", "")  # submitted to a new pool after the first broke
+    assert len(status) == 6

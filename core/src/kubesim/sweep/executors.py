@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -51,48 +52,60 @@ def setup_worker(verbosity: int) -> None:
 
 def run_local(tasks: Sequence[CellTask], jobs: int, on_result: OnResult, *, hooks: Hooks | None = None,
               verbosity: int = -1) -> None:
-    """Run the tasks here (jobs 1, with `hooks`) or in `jobs` spawned worker processes."""
+    """Run the tasks here (jobs 1, with `hooks`) or in `jobs` spawned worker processes.
+
+    A worker that dies (out of memory, killed) breaks a process pool: the cells in flight
+    then fail, and the rest run on a new pool.
+    """
     if jobs <= 1 or len(tasks) <= 1:
         for task in tasks:
             on_result(run_cell(task, hooks))
         return
     context = multiprocessing.get_context("spawn")  # no fork of a process that holds threads
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
-                               initializer=setup_worker, initargs=(verbosity,))
-    try:
-        _drain(tasks, 2 * jobs, lambda t: pool.submit(run_cell, t), on_result)
-    except BaseException:
-        # interrupted: the cells still running are abandoned, not waited for
-        processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
-        for process in list(processes.values()):
-            process.terminate()
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    remaining = deque(tasks)
+    while remaining:
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(remaining)), mp_context=context,
+                                   initializer=setup_worker, initargs=(verbosity,))
+        try:
+            _drain(remaining, 2 * jobs, lambda t: pool.submit(run_cell, t), on_result)
+        except BaseException:
+            # interrupted: the cells still running are abandoned, not waited for
+            processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
+            for process in list(processes.values()):
+                process.terminate()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _drain(tasks: Sequence[CellTask], window: int, submit: Callable[[CellTask], Future[CellResult]],
+def _drain(remaining: deque[CellTask], window: int, submit: Callable[[CellTask], Future[CellResult]],
            on_result: OnResult) -> None:
-    pending = iter(tasks)
+    """Submit from `remaining` (keeping `window` in flight) until it is empty or the pool breaks."""
     running: dict[Future[CellResult], CellTask] = {}
-
-    def fill() -> None:
-        while len(running) < window:
-            task = next(pending, None)
-            if task is None:
-                return
-            running[submit(task)] = task
-
-    fill()
-    while running:
+    broken = False
+    while running or (remaining and not broken):
+        while not broken and remaining and len(running) < window:
+            task = remaining.popleft()
+            try:
+                running[submit(task)] = task
+            except BrokenProcessPool:
+                broken = True
+                if running:
+                    remaining.appendleft(task)
+                else:  # no worker could start: fail a cell, so that every new pool gets further
+                    on_result(_failed(task, "no worker process could be started"))
+        if not running:
+            break
         done, _ = wait(running, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
         for future in done:
             task = running.pop(future)
             try:
-                on_result(future.result())
+                result = future.result()
             except BrokenProcessPool:
-                on_result(_failed(task, "the worker process died (out of memory or killed)"))
-        fill()
+                broken = True
+                result = _failed(task, "a worker process died while this cell ran (out of memory or killed; "
+                                       "--resume runs it again)")
+            on_result(result)
 
 
 def _dask() -> Any:
