@@ -251,6 +251,10 @@ def test_configuration_files_are_ranked_by_what_they_do(tmp_path: Path) -> None:
           configurations: [{{name: spread}}, {{name: pack, file: {examples / "most-allocated.yaml"}}}]
           metrics: [unscheduled, allocation]
         """))
+    dry = _sweep(tmp_path, "-o", "out", "--dry-run")
+    assert dry.returncode == 0 and dry.stdout == ("spread-or-pack: valid, 2 cells (1 scenarios x 2 configurations "
+                                                  "x 1 seeds)\n")
+    assert not (tmp_path / "out" / "results.csv").exists()
     proc = _sweep(tmp_path, "-o", "out", "-j", "1")
     assert proc.returncode == 0, proc.stderr
     rows = _rows(tmp_path / "out")

@@ -10,6 +10,7 @@ dependency (nothing is run); 130/143 when interrupted (the outputs hold the cell
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,6 +89,7 @@ def sweep_command(hooks: Hooks) -> click.Command:
         from kubesim.sweep import check_sweep, expand, is_sweep_output, load_sweep, versions
         from kubesim.sweep.executors import DaskUnavailable, default_jobs
         from kubesim.sweep.runner import run_sweep
+        from kubesim.sweep.store import Store
         out = Path(output)
         try:
             sweep = load_sweep(sweep_file)
@@ -99,8 +101,12 @@ def sweep_command(hooks: Hooks) -> click.Command:
             _invalid(f"{output}: exists and is not a sweep's output directory (no sweep.json): "
                      "give a new or empty directory")
         try:
-            out.mkdir(parents=True, exist_ok=True)
-            settings = check_sweep(sweep, hooks, out)
+            if dry_run:  # the configurations' copies go to a directory that is then removed
+                with tempfile.TemporaryDirectory(prefix="kubesim-sweep-") as scratch:
+                    settings = check_sweep(sweep, hooks, Path(scratch))
+            else:
+                Store(out).prepare(sweep.name, [])  # marks the directory as this sweep's, even if a check fails
+                settings = check_sweep(sweep, hooks, out)
         except InvalidInput as exc:
             for p in exc.problems:
                 click.echo(f"error: {p}", err=True)
