@@ -72,3 +72,8 @@ def test_migration(tmp_path: Path) -> None:
               cwd=tmp_path)
     assert "phase Succeeded, 58 ticks = 0.97 simulated hours" in out  # every job done before the hour
     assert "simulated hours per wall second" in out
+
+
+def test_sweep(tmp_path: Path) -> None:
+    out = run("sweep.py", "--nodes", "4", "--pods", "12", "--seeds", "1", "--jobs", "1", cwd=tmp_path)
+    assert "kubesim sweep: 10 cells of 4 nodes / 12 pods" in out and "-j 1: " in out and "cells/min" in out

@@ -1,4 +1,5 @@
-"""The `kubesim` command: run, validate, plugins, report, compare, explain, serve, import, record and capacity.
+"""The `kubesim` command: run, validate, plugins, report, compare, explain, serve, import, record, capacity
+and sweep.
 
 Exit codes: 0 when every scenario ended Succeeded or Paused, 1 when one Failed (its
 result is still written) or an output could not be written, 2 for invalid input (nothing
@@ -35,6 +36,7 @@ from kubesim.cli.record_cmd import record_command
 from kubesim.cli.report import report_command
 from kubesim.cli.serve import serve_command
 from kubesim.cli.simtime_options import is_stream, simtime_from_cli, simtime_options
+from kubesim.cli.sweep import sweep_command
 from kubesim.cli.validate import check_step_times, load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
 from kubesim.controllers.settle import MAX_OBJECTS, SettleLimits
@@ -265,6 +267,7 @@ def build_cli(hooks: Hooks) -> click.Group:
     cli.add_command(import_command(hooks))
     cli.add_command(record_command(hooks))
     cli.add_command(capacity_command(hooks))
+    cli.add_command(sweep_command(hooks))
     return cli
 
 

@@ -17,7 +17,7 @@ from kubesim.plugins import Hooks
 from kubesim.scenario import SCENARIO_CRD, EngineOptions
 from kubesim.scenario.engine import check_last_step_time, scenario_object
 
-__all__ = ["check_step_times", "load_and_validate"]
+__all__ = ["check_step_times", "load_and_validate", "validate_scenarios"]
 
 
 def _request_problem(op: ScenarioOperation, registry: ResourceRegistry) -> tuple[str, str] | None:
@@ -99,6 +99,25 @@ def load_and_validate(
     files: Sequence[str], hooks: Hooks, *, allow_unknown_targets: bool = False
 ) -> list[Scenario]:
     """Load every file, check every scenario; raise InvalidInput with all problems found."""
+    loaded: list[tuple[str, Scenario]] = []
+    problems: list[Problem] = []
+    for file in files:
+        try:
+            scenarios = load_scenarios(file)
+        except InvalidInput as exc:
+            problems.extend(exc.problems)
+            continue
+        for i, scenario in enumerate(scenarios):
+            loaded.append((f"{file} [document {i}]" if len(scenarios) > 1 else file, scenario))
+    return validate_scenarios(loaded, hooks, allow_unknown_targets=allow_unknown_targets, problems=problems)
+
+
+def validate_scenarios(
+    loaded: Sequence[tuple[str, Scenario]], hooks: Hooks, *, allow_unknown_targets: bool = False,
+    problems: Sequence[Problem] = (),
+) -> list[Scenario]:
+    """Check parsed scenarios, each with the name its problems are reported under (a file);
+    raise InvalidInput with all problems found (after `problems`, found earlier)."""
     registry = _registry(hooks)
 
     def scope(api_version: str, kind: str) -> bool | None:
@@ -115,30 +134,23 @@ def load_and_validate(
 
     controllers = set(hooks.controllers()) | set(hooks.controller_waiters())
     scenarios: list[Scenario] = []
-    problems: list[Problem] = []
+    found_problems: list[Problem] = list(problems)
     seen: dict[str, str] = {}
-    for file in files:
-        try:
-            loaded = load_scenarios(file)
-        except InvalidInput as exc:
-            problems.extend(exc.problems)
-            continue
-        for i, scenario in enumerate(loaded):
-            where = f"{file} [document {i}]" if len(loaded) > 1 else file
-            found = validate_scenario(scenario, scope=scope, controllers=controllers,
-                                      allow_unknown_targets=allow_unknown_targets, file=where, builtin=builtin)
-            problems.extend(found)
-            if not found:
-                # the Scenario object's schema repeats what the operations' checks say in detail
-                problems.extend(_object_problems(scenario, hooks, where)
-                                or _scenario_object_problems(scenario, registry, where))
-            name = scenario.name
-            if name and name in seen:
-                problems.append(Problem("metadata.name", f"duplicate scenario name {name!r} (also in {seen[name]})", where))
-            seen.setdefault(name, where)
-            scenarios.append(scenario)
-    if problems:
-        raise InvalidInput(problems)
+    for where, scenario in loaded:
+        found = validate_scenario(scenario, scope=scope, controllers=controllers,
+                                  allow_unknown_targets=allow_unknown_targets, file=where, builtin=builtin)
+        found_problems.extend(found)
+        if not found:
+            # the Scenario object's schema repeats what the operations' checks say in detail
+            found_problems.extend(_object_problems(scenario, hooks, where)
+                                  or _scenario_object_problems(scenario, registry, where))
+        name = scenario.name
+        if name and name in seen:
+            found_problems.append(Problem("metadata.name", f"duplicate scenario name {name!r} (also in {seen[name]})", where))
+        seen.setdefault(name, where)
+        scenarios.append(scenario)
+    if found_problems:
+        raise InvalidInput(found_problems)
     return scenarios
 
 

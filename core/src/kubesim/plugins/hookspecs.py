@@ -174,6 +174,22 @@ def kubesim_result_aggregators() -> Mapping[str, Any]:
     """
 
 
+# --- sweeps ----------------------------------------------------------------
+
+
+@hookspec
+def kubesim_scenario_generators() -> Mapping[str, Any]:
+    """Scenario generators by name, for a Sweep's `scenarios: [{generator: NAME, parameters: ...}]`.
+
+    A generator is a callable `generate(parameters, seed) -> dict`: it gets the sweep's
+    `parameters` mapping and the cell's seed and returns one Scenario document (the same
+    inputs must give the same document). It raises ValueError with a message naming the
+    parameter when `parameters` are wrong.
+
+    :return: mapping of generator name to generator callable
+    """
+
+
 # --- command line ----------------------------------------------------------
 
 

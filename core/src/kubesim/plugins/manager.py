@@ -255,6 +255,11 @@ class Hooks:
         """All result aggregators by name; duplicate names are an error."""
         return _merge_named("result aggregator", self._per_plugin("kubesim_result_aggregators"))
 
+    # --- sweeps ---
+    def scenario_generators(self) -> dict[str, Any]:
+        """All scenario generators by name; duplicate names are an error."""
+        return _merge_named("scenario generator", self._per_plugin("kubesim_scenario_generators"))
+
     # --- command line ---
     def run_options(self) -> list[click.Option]:
         """Extra `kubesim run` options from plugins; duplicate option names are an error."""

@@ -22,7 +22,7 @@ import attrs
 
 from kubesim.results.analysis import ResultTables
 
-__all__ = ["METRICS", "Comparison", "MetricComparison", "compare"]
+__all__ = ["METRICS", "Comparison", "MetricComparison", "compare", "summary_metrics"]
 
 Direction = Literal["lower", "higher"]
 
@@ -101,7 +101,8 @@ def _mean(values: Sequence[float | None]) -> float:
     return sum(known) / len(known) if known else 0.0
 
 
-def _metrics(t: ResultTables) -> dict[str, float]:
+def summary_metrics(t: ResultTables) -> dict[str, float]:
+    """The METRICS of one result, by name (what `kubesim compare` and `kubesim sweep` report)."""
     cluster = t["cluster"]
     pending = cluster.column("pending")
     return {
@@ -165,7 +166,7 @@ def _pods(a: ResultTables, b: ResultTables) -> list[dict[str, Any]]:
 
 def compare(a: ResultTables, b: ResultTables, *, labels: tuple[str, str] | None = None) -> Comparison:
     """Compare result `b` (candidate) against `a` (baseline)."""
-    ma, mb = _metrics(a), _metrics(b)
+    ma, mb = summary_metrics(a), summary_metrics(b)
     metrics = {
         name: MetricComparison(name, ma[name], mb[name], better, description)
         for name, (better, description) in METRICS.items()

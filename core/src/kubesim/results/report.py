@@ -19,7 +19,10 @@ from kubesim.results.table import Table
 
 Figure = Any  # plotly.graph_objects.Figure (plotly ships no type information)
 
-__all__ = ["HEATMAP_CELL_LIMIT", "MAX_TABLE_ROWS", "ReportUnavailable", "render_report"]
+__all__ = [
+    "HEATMAP_CELL_LIMIT", "MAX_TABLE_ROWS", "PAGE_CSS", "ReportUnavailable", "figure_html", "figure_layout",
+    "plotly_modules", "render_report",
+]
 
 MAX_TABLE_ROWS = 500
 _HEATMAP_LABEL_LIMIT = 60
@@ -27,7 +30,7 @@ HEATMAP_CELL_LIMIT = 200_000
 """Cells (nodes x steps) per heatmap variant: past it, every k-th step is shown (and the last),
 so a 5,000-node page stays a few MB and opens in about a second."""
 
-_CSS = """
+PAGE_CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1200px;
        padding: 0 24px 48px; color: #1f2933; }
 h1 { font-size: 1.6em; margin-top: 24px; } h2 { font-size: 1.3em; margin-top: 40px; border-bottom: 1px solid #d9e2ec; }
@@ -49,7 +52,8 @@ class ReportUnavailable(Exception):
     """plotly is not installed."""
 
 
-def _plotly() -> Any:
+def plotly_modules() -> Any:
+    """(plotly.graph_objects, plotly.offline); ReportUnavailable saying what to install."""
     try:
         import plotly.graph_objects as go
         import plotly.offline
@@ -58,12 +62,14 @@ def _plotly() -> Any:
     return go, plotly.offline
 
 
-def _figure_html(fig: Figure, div_id: str) -> str:
+def figure_html(fig: Figure, div_id: str) -> str:
+    """A figure as an HTML fragment with a fixed element id (same figure, same bytes)."""
     return str(fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
                            config={"displaylogo": False, "responsive": True}))
 
 
-def _layout(fig: Figure, title: str, *, height: int = 380, **kw: Any) -> None:
+def figure_layout(fig: Figure, title: str, *, height: int = 380, **kw: Any) -> None:
+    """The layout every kubesim page's figures share."""
     fig.update_layout(title=title, height=height, margin={"l": 60, "r": 20, "t": 50, "b": 50},
                       template="plotly_white", legend={"orientation": "h", "y": -0.2}, **kw)
 
@@ -88,7 +94,7 @@ def _allocation_figure(go: Any, cluster: Table) -> Figure:
     shares = [v for col in ("allocation", "cpu_allocation", "memory_allocation", "fragmentation") if col in names
               for v in cluster.column(col) if v is not None]
     small = max(shares, default=0) < 0.1  # whole percents would repeat (1%, 1%, 2%, 2%)
-    _layout(fig, "Cluster allocation over steps", xaxis=_step_axis(steps),
+    figure_layout(fig, "Cluster allocation over steps", xaxis=_step_axis(steps),
             yaxis={"tickformat": ".1%" if small else ".0%", "rangemode": "tozero"})
     return fig
 
@@ -137,7 +143,7 @@ def _heatmap_figure(go: Any, nodes: Table) -> Figure:
     ]
     first = variants[0][0] if variants else ""
     height = max(320, min(1200, 18 * len(node_names) + 140))
-    _layout(fig, f"Per-node utilization: {first}{thinned}", height=height, xaxis=_step_axis(steps),
+    figure_layout(fig, f"Per-node utilization: {first}{thinned}", height=height, xaxis=_step_axis(steps),
             yaxis={"showticklabels": len(node_names) <= _HEATMAP_LABEL_LIMIT, "title": "node", "autorange": "reversed"},
             updatemenus=[{"buttons": buttons, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.0,
                           "yanchor": "bottom", "pad": {"b": 6}}]
@@ -176,7 +182,7 @@ def _pending_figure(go: Any, cluster: Table) -> Figure:
                              line={"color": "#2f8132"}), row=2, col=1)
     fig.add_trace(go.Scatter(x=steps, y=preempted, name="preempted during the step", mode="lines+markers",
                              line={"color": "#7c5e10", "dash": "dot"}), row=2, col=1)
-    _layout(fig, "Pending pods over steps", height=520)
+    figure_layout(fig, "Pending pods over steps", height=520)
     axis = _step_axis(steps)
     fig.update_xaxes(**{k: v for k, v in axis.items() if k != "title"})
     fig.update_xaxes(title="step", row=2, col=1)
@@ -207,7 +213,7 @@ def _reasons_figure(go: Any, reasons: Table, limit: int = 20) -> Figure | None:
                       "the pod to another node<extra></extra>",
     )
     fig = go.Figure([failed, bound])
-    _layout(fig, "Filter rejection reasons (nodes rejected)", height=max(280, 34 * len(rows) + 150),
+    figure_layout(fig, "Filter rejection reasons (nodes rejected)", height=max(280, 34 * len(rows) + 150),
             xaxis_title="nodes rejected, summed over attempts", barmode="stack")
     fig.update_layout(margin={"t": 90},  # the legend above the bars: below, it would meet the axis title
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0})
@@ -282,10 +288,10 @@ def _section(go: Any, tables: ResultTables, n: int) -> str:
         ("reasons", _reasons_figure(go, tables["filter_reasons"])),
     ]
     for name, fig in figures:
-        body = (_figure_html(fig, f"{ident}-{name}-plot") if fig is not None
+        body = (figure_html(fig, f"{ident}-{name}-plot") if fig is not None
                 else '<h3>Filter rejection reasons</h3><p class="note">No node was rejected by a Filter plugin.</p>')
         parts.append(f'<div class="figure" id="{ident}-{name}">{body}</div>')
-    parts.extend(metrics_sections(go, tables, ident, _figure_html))
+    parts.extend(metrics_sections(go, tables, ident, figure_html))
     unschedulable = [r for r in tables["pods"].records() if r["unschedulable_reasons"] or r["message"]]
     parts.append(
         f'<section id="{ident}-unschedulable"><h3>Pods that failed scheduling ({len(unschedulable)})</h3>'
@@ -307,11 +313,11 @@ def _section(go: Any, tables: ResultTables, n: int) -> str:
 
 def render_report(results: Sequence[ResultTables], *, title: str = "kubesim report") -> str:
     """The report page for the results of one file (one section per scenario)."""
-    go, offline = _plotly()
+    go, offline = plotly_modules()
     sections = [_section(go, tables, i) for i, tables in enumerate(results)]
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n"
+        f"<title>{html.escape(title)}</title>\n<style>{PAGE_CSS}</style>\n"
         f'<script type="text/javascript">{offline.get_plotlyjs()}</script>\n'
         f"</head>\n<body>\n<h1>{html.escape(title)}</h1>\n" + "\n".join(sections) + "\n</body>\n</html>\n"
     )

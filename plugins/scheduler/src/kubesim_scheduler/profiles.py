@@ -34,9 +34,10 @@ def _points(registry: Mapping[str, type[Plugin]]) -> dict[str, set[str]]:
     }
 
 
-def load_settings(source: str | Path | None, registry: Mapping[str, type[Plugin]],
+def load_settings(source: str | Path | Mapping[str, Any] | None, registry: Mapping[str, type[Plugin]],
                   feature_gates: Mapping[str, bool] | None = None) -> SchedulerSettings:
-    """Load, default, validate and resolve a configuration file (None: the defaults).
+    """Load, default, validate and resolve a configuration file, or an already parsed one
+    (a mapping: what `kubesim sweep` hands each cell), None: the defaults.
 
     `feature_gates` (name -> on) are the gates in force; the default plugins depend on
     DynamicResourceAllocation. Raises kubesim.errors.InvalidInput with every problem (file
@@ -49,7 +50,7 @@ def load_settings(source: str | Path | None, registry: Mapping[str, type[Plugin]
         file = None
     else:
         config = load_config(source, dynamic_resource_allocation=dra)
-        file = str(source)
+        file = None if isinstance(source, Mapping) else str(source)
     resolved = resolve(config, _points(registry), file=file)
     profiles = tuple(
         ProfileConfig(
