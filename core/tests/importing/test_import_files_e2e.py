@@ -240,6 +240,14 @@ def _every_kind() -> list[Obj]:
          "status": {"phase": "Bound", "capacity": {"storage": "1Gi"}}},
         {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "node-1"},
          "spec": {"drivers": [{"name": "fast.example.com", "nodeID": "node-1", "allocatable": {"count": 8}}]}},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "fast.example.com"},
+         "spec": {"attachRequired": True}},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "CSIStorageCapacity",
+         "metadata": {"name": "fast-zone-a", "namespace": "default"}, "storageClassName": "fast",
+         "capacity": "100Gi", "nodeTopology": {"matchLabels": {"topology.kubernetes.io/zone": "a"}}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+         "metadata": {"name": "one-gpu", "namespace": "default"},
+         "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}},
         node("node-1"),
         {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "agent", "namespace": "default"},
          "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "agent"}}},
@@ -265,8 +273,10 @@ def test_every_kind_is_cleaned_into_a_valid_scenario(run_kubesim: Any, tmp_path:
     assert "not served by kubesim" not in result.stderr  # resource.k8s.io is served (DRA)
     objs = {o["createOperation"]["object"]["kind"]: o["createOperation"]["object"]
             for o in _operations(tmp_path / "all-scenario.yaml") if "createOperation" in o}
-    assert list(objs) == ["StorageClass", "PersistentVolume", "Node", "CSINode", "DeviceClass", "PersistentVolumeClaim",
-                          "PodDisruptionBudget", "Pod", "Job", "DaemonSet"]
+    assert list(objs) == ["StorageClass", "CSIDriver", "PersistentVolume", "Node", "CSINode", "CSIStorageCapacity",
+                          "DeviceClass", "PersistentVolumeClaim", "ResourceClaimTemplate", "PodDisruptionBudget", "Pod",
+                          "Job", "DaemonSet"]
+    assert objs["CSIStorageCapacity"]["capacity"] == "100Gi"
     assert objs["PersistentVolume"]["spec"]["claimRef"] == {"kind": "PersistentVolumeClaim", "name": "data",
                                                             "namespace": "default"}
     assert objs["Pod"]["metadata"]["annotations"] == {"import.kubesim.io/owner": "DaemonSet/agent"}

@@ -116,8 +116,8 @@ def import_command(hooks: Hooks) -> click.Command:
         """Import a cluster's scheduling state as a Scenario: a live cluster through a kubeconfig,
         or the files given with --from.
 
-        Step 0 creates namespaces, PriorityClasses, StorageClasses, PersistentVolumes, nodes,
-        CSINodes, DRA objects, claims, PodDisruptionBudgets, bound pods and workloads; step 1
+        Step 0 creates namespaces, PriorityClasses, StorageClasses, CSIDrivers, PersistentVolumes,
+        nodes, CSINodes, storage capacities, DRA objects, claims, PodDisruptionBudgets, bound pods and workloads; step 1
         the pending pods. Secrets and ConfigMaps are never imported.
         """
         if files and (kubeconfig or context or namespaces or selector):
