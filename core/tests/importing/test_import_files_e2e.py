@@ -95,11 +95,15 @@ def test_every_format_gives_the_same_scenario(run_kubesim: Any, tmp_path: Path) 
     ops = _operations(tmp_path / "list.yaml.scenario.yaml")
     assert [(op["id"], op["step"]) for op in ops] == [
         ("namespace/team-a", 0), ("priorityclass/high", 0), ("node/node-1", 0), ("node/node-2", 0),
-        ("pod/team-a/bound", 0), ("pod/team-a/pending", 1), ("done", 2)]
+        ("pod/team-a/bound", 0), ("pod/team-a/bound/status", 0), ("pod/team-a/pending", 1), ("done", 2)]
     bound = ops[4]["createOperation"]["object"]
     assert bound["spec"]["nodeName"] == "node-2"
-    assert bound["status"] == {"phase": "Running", "startTime": "2026-01-01T00:00:05Z"}
-    for op in ops[:-1]:
+    # the API server resets a created pod's status: the kept status is written to the status subresource
+    assert "status" not in bound
+    status = ops[5]["patchOperation"]
+    assert status["subresource"] == "status" and status["patchType"] == "application/merge-patch+json"
+    assert json.loads(status["patch"]) == {"status": {"phase": "Running", "startTime": "2026-01-01T00:00:05Z"}}
+    for op in [o for o in ops if "createOperation" in o]:
         meta = op["createOperation"]["object"]["metadata"]
         assert not {"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields"} & set(meta)
     node_2 = ops[3]["createOperation"]["object"]
@@ -281,7 +285,12 @@ def test_every_kind_is_cleaned_into_a_valid_scenario(run_kubesim: Any, tmp_path:
                                                             "namespace": "default"}
     assert objs["Pod"]["metadata"]["annotations"] == {"import.kubesim.io/owner": "DaemonSet/agent"}
     assert "ownerReferences" not in objs["Pod"]["metadata"]
-    assert objs["PodDisruptionBudget"]["status"]["disruptionsAllowed"] == 1
+    statuses = {o["patchOperation"]["typeMeta"]["kind"]: json.loads(o["patchOperation"]["patch"])["status"]
+                for o in _operations(tmp_path / "all-scenario.yaml")
+                if o.get("patchOperation", {}).get("subresource") == "status"}
+    assert statuses["PodDisruptionBudget"]["disruptionsAllowed"] == 1  # no disruption controller recomputes it
+    assert statuses["PersistentVolume"] == {"phase": "Bound"}
+    assert "status" not in objs["PodDisruptionBudget"]
     assert "selector" not in objs["Job"]["spec"]
     assert objs["Job"]["spec"]["template"]["metadata"]["labels"] == {"job-name": "once"}
     assert "status" not in objs["DaemonSet"]
@@ -302,3 +311,23 @@ def test_namespaces_used_but_not_listed_are_created(run_kubesim: Any, tmp_path: 
     replay = run_kubesim("run", "s.yaml", "-o", "r.json", "--export-cluster", "end.yaml")
     assert replay.returncode == 0 and replay.phase == "Succeeded", replay.stderr
     assert [o["spec"]["nodeName"] for o in replay.exported if o["kind"] == "Pod"] == ["node-1"]
+
+
+@pytest.mark.needs_plugins
+def test_kept_statuses_survive_the_replay(run_kubesim: Any, tmp_path: Path) -> None:
+    # a running pod's startTime (preemption prefers evicting younger pods) and a PDB's budget
+    # (no disruption controller recomputes it) are what the cluster had, not the simulation's
+    items = [node("n1"),
+             {**pod("old", node_name="n1", labels={"app": "a"}),
+              "status": {"phase": "Running", "startTime": "2020-01-01T00:00:00Z"}},
+             {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "a", "namespace": "default"},
+              "spec": {"minAvailable": 0, "selector": {"matchLabels": {"app": "a"}}},
+              "status": {"currentHealthy": 1, "desiredHealthy": 0, "disruptionsAllowed": 1, "expectedPods": 1}}]
+    (tmp_path / "list.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    _import(run_kubesim, "--from", "list.yaml", "-o", "s.yaml")
+    replay = run_kubesim("run", "s.yaml", "-o", "r.json", "--export-cluster", "end.yaml")
+    assert replay.returncode == 0 and replay.phase == "Succeeded", replay.stderr
+    end = {o["kind"]: o for o in replay.exported}
+    assert end["Pod"]["status"]["startTime"] == "2020-01-01T00:00:00Z"
+    assert end["Pod"]["status"]["phase"] == "Running"
+    assert end["PodDisruptionBudget"]["status"]["disruptionsAllowed"] == 1

@@ -98,7 +98,7 @@ def test_record_a_live_cluster_and_replay_it(tmp_path: Path) -> None:
     before = next(op["createOperation"]["object"] for op in scenario["spec"]["operations"]
                   if op.get("createOperation", {}).get("object", {}).get("metadata", {}).get("name") == "before")
     assert before["spec"]["nodeName"] == before_node  # the initial state keeps its placement
-    patch = next(op["patchOperation"] for op in scenario["spec"]["operations"] if "patchOperation" in op)
+    patch = next(op["patchOperation"] for op in scenario["spec"]["operations"] if "patchOperation" in op and op["step"])
     assert json.loads(patch["patch"]) == {"metadata": {"labels": {"pool": "b"}}}
     # the recording replays: the pod created while recording is scheduled by kubesim's scheduler
     result = tmp_path / "replay.json"

@@ -28,7 +28,7 @@ _SERVER_METADATA = ("uid", "resourceVersion", "managedFields", "generation", "cr
 _DROPPED_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision")
 _NODE_STATUS = ("allocatable", "capacity", "conditions", "images", "addresses")
 _CONDITION_FIELDS = ("type", "status", "reason", "message")
-_POD_STATUS = ("phase", "startTime")
+_POD_STATUS = ("phase", "startTime", "resourceClaimStatuses")
 _SIMPLE_STATUS = {"PersistentVolume": ("phase",), "PersistentVolumeClaim": ("phase", "accessModes", "capacity")}
 # Pod fields the Priority admission plugin sets from the PriorityClass and refuses when they
 # disagree with it (plugin/pkg/admission/priority/admission.go): recomputed on create.

@@ -7,6 +7,8 @@ doneOperation ends the scenario at step 2.
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Iterable
 from typing import Any
 
@@ -26,10 +28,24 @@ LEFT_TO_CONTROLLER = frozenset({("Pod", "ReplicaSet"), ("Pod", "StatefulSet"), (
 """(kind, owner kind) pairs that kubesim's controllers create in a simulation (record leaves them out too)."""
 
 
-def _op(obj: dict[str, Any], step: int) -> dict[str, Any]:
+def _ops(obj: dict[str, Any], step: int) -> list[dict[str, Any]]:
+    """The object's create, then (on the same step) a merge patch of its status subresource with
+    the status the import kept: the API server resets the status on create (all kinds but Node,
+    strategies.prepare_for_create), so a pod's startTime or a PDB's disruptionsAllowed is set
+    as a status write, as the kubelet or the disruption controller would have written it."""
     meta = obj["metadata"]
     where = f"{meta['namespace']}/" if meta.get("namespace") else ""
-    return {"id": f"{obj['kind'].lower()}/{where}{meta['name']}", "step": step, "createOperation": {"object": obj}}
+    ident = f"{obj['kind'].lower()}/{where}{meta['name']}"
+    status = obj.get("status") if obj["kind"] != "Node" else None
+    if not status or status == {"phase": "Pending"}:
+        return [{"id": ident, "step": step, "createOperation": {"object": obj}}]
+    created = {k: v for k, v in obj.items() if k != "status"}
+    ref = {"name": meta["name"], **({"namespace": meta["namespace"]} if meta.get("namespace") else {})}
+    return [{"id": ident, "step": step, "createOperation": {"object": created}},
+            {"id": f"{ident}/status", "step": step, "patchOperation": {
+                "typeMeta": {"apiVersion": obj["apiVersion"], "kind": obj["kind"]}, "objectMeta": ref,
+                "patch": json.dumps({"status": status}, sort_keys=True, separators=(",", ":")),
+                "patchType": "application/merge-patch+json", "subresource": "status"}}]
 
 
 def _left_to_controller(obj: dict[str, Any], imported: set[tuple[str, str, str]]) -> bool:
@@ -73,9 +89,9 @@ def scenario_from_objects(objects: Iterable[dict[str, Any]], name: str = "import
             obj.setdefault("spec", {})["paused"] = True
             obj["metadata"].setdefault("annotations", {})[PAUSED_ANNOTATION] = "true"
         if bound:
-            ops.append(_op(obj, bound_step))
+            ops.extend(_ops(obj, bound_step))
         else:
-            pending.append(_op(obj, pending_step))
+            pending.extend(_ops(obj, pending_step))
     ops.extend(pending)
     if done:
         ops.append({"id": "done", "step": max(bound_step, pending_step) + 1, "doneOperation": {}})
