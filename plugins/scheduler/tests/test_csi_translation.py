@@ -49,6 +49,12 @@ def test_ebs_volume_id(volume_id: str, want: str | None) -> None:
         assert pv_volume_handle(pv) == ("ebs.csi.aws.com", want)
 
 
+def test_ebs_volume_id_that_is_not_a_url() -> None:
+    """url.Parse's error (a bad %-escape) is a translation error, as upstream's "Invalid disk name"."""
+    with pytest.raises(TranslationError, match=r"Invalid disk name \(aws://zone%zz/vol-1\)"):
+        inline_volume_handle({"name": "v", "awsElasticBlockStore": {"volumeID": "aws://zone%zz/vol-1"}}, "")
+
+
 def test_empty_volume_source_is_not_translated() -> None:
     """"fails on empty volume source": no in-tree plugin, no translation."""
     assert plugin_of_volume({"name": "volume"}) is None

@@ -196,7 +196,8 @@ def test_nil_csi_node() -> None:
     (make_pod("d", spec_extra={"volumes": [{"awsElasticBlockStore": {}}]}), True, QueueingHint.QUEUE),
     (make_pod("d"), True, QueueingHint.QUEUE_SKIP),
     (pvc_pod("d", f"csi-{EBS}-0"), False, QueueingHint.QUEUE_SKIP),
-], ids=["return a Queue when a deleted pod has a PVC", "return a Queue when a deleted pod has a inline migratable volume",
+], ids=["return a Queue when a deleted pod has a PVC",
+        "return a Queue when a deleted pod has a inline migratable volume",
         "return a QueueSkip when a deleted pod doesn't have any volume",
         "return a QueueSkip when a deleted pod is not scheduled."])
 def test_csi_limits_qhint(deleted: dict[str, Any], scheduled: bool, want: QueueingHint) -> None:

@@ -51,7 +51,11 @@ def _ebs_volume_id(kubernetes_id: str) -> str:
     """KubernetesVolumeIDToEBSVolumeID: `aws://<zone>/vol-x` -> `vol-x`; other IDs unchanged."""
     if not kubernetes_id.startswith("aws://"):
         return kubernetes_id
+    # Go's url.Parse refuses bad %-escapes and control characters; urlsplit lets them through
+    bad = re.search(r"%(?![0-9A-Fa-f]{2})|[\x00-\x1f\x7f]", kubernetes_id)
     try:
+        if bad:
+            raise ValueError(f"invalid URL escape or character {bad.group()!r}")
         url = urlsplit(kubernetes_id)
     except ValueError as exc:
         raise TranslationError(f"Invalid disk name ({kubernetes_id}): {exc}") from exc
