@@ -122,7 +122,9 @@ def _attachable_volumes(view: StorageView, csi_node: Obj | None, pod: Obj, new_p
         if not isinstance(vol, Mapping):
             continue
         if vol.get("persistentVolumeClaim") is not None:
-            name, ephemeral = str(vol["persistentVolumeClaim"].get("claimName") or ""), False
+            source = vol["persistentVolumeClaim"]
+            name = str(source.get("claimName") or "") if isinstance(source, Mapping) else ""
+            ephemeral = False
         elif vol.get("ephemeral") is not None:
             name, ephemeral = ephemeral_claim_name(pod, vol), True
         else:
