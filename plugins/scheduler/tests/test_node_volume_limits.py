@@ -1,5 +1,5 @@
-"""NodeVolumeLimits, ported from upstream's csi_test.go tables (TestCSILimits without the
-in-tree migration cases, and the queueing-hint tables)."""
+"""NodeVolumeLimits, ported from upstream's csi_test.go tables (TestCSILimits with its in-tree
+migration cases, and the queueing-hint tables)."""
 
 # upstream: pkg/scheduler/framework/plugins/nodevolumelimits/csi_test.go
 
@@ -12,9 +12,10 @@ from scheduler_harness import make_node, make_pod
 from volume_builders import ObjectStore, make_csinode, make_pv, make_pvc, make_sc, pvc_pod, volume_framework
 
 from kubesim_scheduler.framework import Code, QueueingHint, Status
-from kubesim_scheduler.plugins.volumes import limits
+from kubesim_scheduler.plugins.volumes import csi_translation, limits
 
 EBS = "ebs.csi.aws.com"
+AWS_IN_TREE = "kubernetes.io/aws-ebs"
 GCE = "pd.csi.storage.gke.io"
 NODE = "node-for-max-pd-test-1"
 HOSTPATH = "kubernetes.io/hostpath"
@@ -29,6 +30,8 @@ def fake_objects(drivers: list[str], va_count: int) -> list[dict[str, Any]]:
             name = f"csi-{driver}-{j}"
             if driver == HOSTPATH:  # a volume of an in-tree plugin that cannot migrate to CSI
                 out.append({**make_pv(name), "spec": {"hostPath": {"path": "/tmp"}}})
+            elif driver == AWS_IN_TREE:  # an in-tree volume that migrates to ebs.csi.aws.com
+                out.append({**make_pv(name), "spec": {"awsElasticBlockStore": {"volumeID": name}}})
             else:
                 out.append(make_pv(name, csi=(driver, name)))
             out.append(make_pvc(name, volume=name))
@@ -44,11 +47,12 @@ def fake_objects(drivers: list[str], va_count: int) -> list[dict[str, Any]]:
 
 
 def csi_node(source: str, drivers: list[str], limit: int) -> dict[str, Any] | None:
-    """getNodeWithPodAndVolumeLimits's CSINode."""
+    """getNodeWithPodAndVolumeLimits's CSINode, with enableMigrationOnNode's annotation."""
+    migrated = {csi_translation.MIGRATED_PLUGINS_ANNOTATION: AWS_IN_TREE}
     if source == "csinode":
-        return make_csinode(NODE, dict.fromkeys(drivers, limit))
+        return make_csinode(NODE, dict.fromkeys(drivers, limit), annotations=migrated)
     if source == "csinode-with-no-limit":
-        return make_csinode(NODE, dict.fromkeys(drivers, None))
+        return make_csinode(NODE, dict.fromkeys(drivers, None), annotations=migrated)
     return None
 
 
@@ -62,6 +66,11 @@ def ephemeral_claim(volume: str, owner: str | None) -> dict[str, Any]:
     return make_pvc(f"abc-{volume}", namespace="test", storage_class="csi-sc", owner_uid=owner or "")
 
 
+def inline_pod(name: str, volume_id: str, extra: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A pod with an inline awsElasticBlockStore volume (no name, as upstream's)."""
+    return make_pod(name, spec_extra={"volumes": [*(extra or []), {"awsElasticBlockStore": {"volumeID": volume_id}}]})
+
+
 CM_SECRET = [{"name": "cm", "configMap": {}}, {"name": "secret", "secret": {}}]
 RUNNING = pvc_pod("running", f"csi-{EBS}-3")
 PENDING = pvc_pod("pending", "csi-4")
@@ -71,6 +80,11 @@ NO_SC = pvc_pod("no-sc", "csi-5")
 GCE_TWO = pvc_pod("gce-two", f"csi-{GCE}-1", f"csi-{GCE}-2")
 EBS_ONE = pvc_pod("ebs-one", f"csi-{EBS}-0")
 EBS_TWO = pvc_pod("ebs-two", f"csi-{EBS}-1", f"csi-{EBS}-2")
+IN_TREE_ONE = pvc_pod("in-tree-one", f"csi-{AWS_IN_TREE}-0")
+IN_TREE_TWO = pvc_pod("in-tree-two", f"csi-{AWS_IN_TREE}-1", f"csi-{AWS_IN_TREE}-2")
+INLINE = inline_pod("inline", "aws-inline1")
+INLINE_SAME_ID = inline_pod("inline-same-id", f"csi-{EBS}-1")
+MIGRATING = [AWS_IN_TREE, EBS]
 EPHEMERAL = ephemeral_pod("12345", "xyz")
 EPHEMERAL_TWO = ephemeral_pod("12345II", "x", "y")
 NOT_FOUND = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
@@ -101,6 +115,26 @@ CASES: list[tuple[Any, ...]] = [
      "csinode", None, EXCEEDED),
     ("don't count pvcs with different type towards volume limit", GCE_TWO, [EBS_TWO, RUNNING], [], 2, 0, [EBS, GCE],
      "csinode", None, None),
+    # in-tree volume migration (the 10 cases the first port left out)
+    ("should count in-tree volumes if migration is enabled", IN_TREE_ONE, [IN_TREE_TWO], [], 2, 0, MIGRATING,
+     "csinode", None, EXCEEDED),
+    ("nil csi node", INLINE, [IN_TREE_TWO], [], 0, 0, MIGRATING, "", None, None),
+    ("should count unbound in-tree volumes if migration is enabled", PENDING, [IN_TREE_TWO], [], 2, 0, MIGRATING,
+     "csinode", None, EXCEEDED),
+    ("should not limit pod if volume used does not report limits", IN_TREE_ONE, [IN_TREE_TWO], [], 2, 0, MIGRATING,
+     "csinode-with-no-limit", None, None),
+    ("should count in-tree inline volumes if migration is enabled", INLINE, [IN_TREE_TWO], [], 2, 0, MIGRATING,
+     "csinode", None, EXCEEDED),
+    ("should count in-tree and csi volumes if migration is enabled (when scheduling in-tree volumes)", IN_TREE_ONE,
+     [EBS_TWO], [], 2, 0, MIGRATING, "csinode", None, EXCEEDED),
+    ("should count in-tree, inline and csi volumes if migration is enabled (when scheduling in-tree volumes)", INLINE,
+     [EBS_TWO, IN_TREE_ONE], [], 3, 0, MIGRATING, "csinode", None, EXCEEDED),
+    ("should not count in-tree, inline and csi volumes if migration is enabled (when scheduling in-tree volumes)",
+     INLINE_SAME_ID, [EBS_TWO, IN_TREE_ONE], [], 3, 0, MIGRATING, "csinode", None, None),
+    ("should count in-tree and csi volumes if migration is enabled (when scheduling csi volumes)", EBS_ONE,
+     [IN_TREE_TWO], [], 2, 0, MIGRATING, "csinode", None, EXCEEDED),
+    ("don't skip Filter when the pod has inline migratable volumes", inline_pod("inline-cm", "aws-inline1", CM_SECRET),
+     [IN_TREE_TWO], [], 2, 0, MIGRATING, "csinode", None, EXCEEDED),
     ("should not count non-migratable in-tree volumes", pvc_pod("hostpath", f"csi-{HOSTPATH}-0"), [EBS_TWO], [], 2, 0,
      [HOSTPATH, EBS], "csinode", None, None),
     ("ephemeral volume missing", EPHEMERAL, [], [], 0, 0, [EBS], "csinode-with-no-limit", None, NOT_FOUND),
@@ -159,9 +193,12 @@ def test_nil_csi_node() -> None:
 
 @pytest.mark.parametrize("deleted,scheduled,want", [
     (pvc_pod("d", "placeholder"), True, QueueingHint.QUEUE),
+    (make_pod("d", spec_extra={"volumes": [{"awsElasticBlockStore": {}}]}), True, QueueingHint.QUEUE),
     (make_pod("d"), True, QueueingHint.QUEUE_SKIP),
     (pvc_pod("d", f"csi-{EBS}-0"), False, QueueingHint.QUEUE_SKIP),
-], ids=["return a Queue when a deleted pod has a PVC", "return a QueueSkip when a deleted pod doesn't have any volume",
+], ids=["return a Queue when a deleted pod has a PVC",
+        "return a Queue when a deleted pod has a inline migratable volume",
+        "return a QueueSkip when a deleted pod doesn't have any volume",
         "return a QueueSkip when a deleted pod is not scheduled."])
 def test_csi_limits_qhint(deleted: dict[str, Any], scheduled: bool, want: QueueingHint) -> None:
     if scheduled:
@@ -189,6 +226,44 @@ def _ns_pod(ns: str, *volumes: dict[str, Any]) -> dict[str, Any]:
         "a pod doesn't have any PVC attached"])
 def test_csi_limits_added_pvc_qhint(pod: dict[str, Any], claim: dict[str, Any], want: QueueingHint) -> None:
     assert limits._pvc_added_hint(pod, None, claim) == want
+
+
+def _va(attacher: str, pv: str | None = None) -> dict[str, Any]:
+    """st.MakeVolumeAttachment(): of a PV, or of an inline volume translated for `attacher`."""
+    source: dict[str, Any] = ({"persistentVolumeName": pv} if pv is not None
+                              else {"inlineVolumeSpec": {"csi": {"driver": attacher}}})
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "volumeattachment1"},
+            "spec": {"nodeName": "fake-node", "attacher": attacher, "source": source}}
+
+
+PVC1 = {"name": "pvc", "persistentVolumeClaim": {"claimName": "pvc1"}}
+AWS_INLINE = {"name": "aws", "awsElasticBlockStore": {"volumeID": "test"}}
+GCE_INLINE = {"name": "gce", "gcePersistentDisk": {"pdName": "test"}}
+
+
+@pytest.mark.parametrize("volumes,va,want", [
+    ([PVC1], _va("test.storage.gke.io", "pv1"), QueueingHint.QUEUE),
+    ([AWS_INLINE], _va(EBS), QueueingHint.QUEUE),
+    ([GCE_INLINE], _va(EBS), QueueingHint.QUEUE_SKIP),
+    ([AWS_INLINE, PVC1], _va(EBS), QueueingHint.QUEUE),
+    ([AWS_INLINE, PVC1], _va("test.storage.gke.io", "pv1"), QueueingHint.QUEUE),
+    ([], _va("test.storage.gke.io", "pv1"), QueueingHint.QUEUE_SKIP),
+], ids=["a pod has PVC when VolumeAttachment is deleting",
+        "a pod has an Inline Migratable volume (AWSEBSDriver) when VolumeAttachment (AWSEBSDriver) is deleting (match)",
+        "a pod has an Inline Migratable volume (GCEPDDriver) when VolumeAttachment (AWSEBSDriver) is deleting "
+        "(no match)",
+        "a pod has an Inline Migratable volume (AWSEBSDriver) and PVC when VolumeAttachment (AWSEBSDriver) is deleting",
+        "a pod has an Inline Migratable volume (AWSEBSDriver) and PVC when VolumeAttachment (other driver) is deleting",
+        "a pod has no PVC when VolumeAttachment is deleting"])
+def test_csi_limits_deleted_volume_attachment_qhint(volumes: list[dict[str, Any]], va: dict[str, Any],
+                                                    want: QueueingHint) -> None:
+    assert limits._va_deleted_hint(_ns_pod("ns1", *volumes), va, None) == want
+
+
+def test_csi_limits_va_qhint_untranslatable_volume_queues() -> None:
+    """An inline volume that cannot be translated (a bad aws:// ID): upstream returns Queue with its error."""
+    pod = _ns_pod("ns1", {"name": "bad", "awsElasticBlockStore": {"volumeID": "aws://us-west-2a/02399794"}})
+    assert limits._va_deleted_hint(pod, _va("pd.csi.storage.gke.io"), None) == QueueingHint.QUEUE
 
 
 @pytest.mark.parametrize("old,new,want", [

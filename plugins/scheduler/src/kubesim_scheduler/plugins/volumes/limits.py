@@ -1,7 +1,7 @@
 """NodeVolumeLimits: CSI attach limits per driver, from the node's CSINode allocatable counts.
 
-In-tree volume sources are not translated to CSI (kubesim models CSI drivers only), so
-inline in-tree volumes and PVs with in-tree sources are not counted.
+Volumes of migratable in-tree plugins (inline in pods, in PVs, or provisioned by an in-tree
+StorageClass provisioner) count against the CSI driver they migrate to (csi_translation).
 """
 
 # upstream: pkg/scheduler/framework/plugins/nodevolumelimits/csi.go
@@ -11,13 +11,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubesim.k8s.storage import Obj, claim_class, name_of, namespace_of, pod_claim_refs, volume_is_for_pod
+from kubesim.k8s.storage import (
+    Obj,
+    claim_class,
+    ephemeral_claim_name,
+    name_of,
+    namespace_of,
+    pod_claim_refs,
+    volume_is_for_pod,
+)
 
 from ...framework.cycle_state import CycleState
 from ...framework.events import POD, ActionType, ClusterEvent, ClusterEventWithHint, QueueingHint
 from ...framework.interface import EnqueueExtensions, FilterPlugin, PreFilterPlugin, PreFilterResult
 from ...framework.node_info import NodeInfo, NodeInfoList
 from ...framework.status import Code, Status
+from .csi_translation import (
+    TranslationError,
+    csi_migration_on,
+    inline_volume_handle,
+    plugin_by_name,
+    plugin_of_pv,
+    plugin_of_volume,
+    pv_volume_handle,
+)
 from .objects import NotFoundError, StorageView
 from .state import storage_view
 
@@ -44,19 +61,30 @@ def volume_limits(csi_node: Obj | None) -> dict[str, int]:
     return out
 
 
-def _csi_driver_info(view: StorageView, pvc: Obj) -> tuple[str, str]:
+def _csi_driver_info(view: StorageView, csi_node: Obj | None, pvc: Obj) -> tuple[str, str]:
     """getCSIDriverInfo: (driver, volume handle) of the claim's PV, or from its class."""
     pv_name = (pvc.get("spec") or {}).get("volumeName") or ""
-    if pv_name:
-        try:
-            pv = view.volume(pv_name)
-        except NotFoundError:
-            pv = None
-        if pv is not None:
-            csi = (pv.get("spec") or {}).get("csi")
-            if not csi:
-                return "", ""
-            return str(csi.get("driver") or ""), str(csi.get("volumeHandle") or "")
+    if not pv_name:
+        return _csi_driver_info_from_class(view, csi_node, pvc)
+    try:
+        pv = view.volume(pv_name)
+    except NotFoundError:
+        return _csi_driver_info_from_class(view, csi_node, pvc)
+    csi = (pv.get("spec") or {}).get("csi")
+    if csi:
+        return str(csi.get("driver") or ""), str(csi.get("volumeHandle") or "")
+    plugin = plugin_of_pv(pv)
+    if plugin is None or not csi_migration_on(csi_node, plugin.plugin):
+        return "", ""
+    try:
+        return pv_volume_handle(pv)
+    except TranslationError:
+        return "", ""
+
+
+def _csi_driver_info_from_class(view: StorageView, csi_node: Obj | None, pvc: Obj) -> tuple[str, str]:
+    """getCSIDriverInfoFromSC: the class's provisioner (or the driver its in-tree plugin migrates
+    to) and a handle made from the claim's name, for a claim that is not bound yet."""
     sc_name = claim_class(pvc)
     if not sc_name:
         return "", ""
@@ -65,13 +93,43 @@ def _csi_driver_info(view: StorageView, pvc: Obj) -> tuple[str, str]:
     except NotFoundError:
         return "", ""
     handle = f"{VOLUME_HANDLE_PREFIX}-{namespace_of(pvc)}/{name_of(pvc)}"
-    return str(sc.get("provisioner") or ""), handle
+    provisioner = str(sc.get("provisioner") or "")
+    plugin = plugin_by_name(provisioner)
+    if plugin is None:
+        return provisioner, handle
+    if not csi_migration_on(csi_node, provisioner):
+        return "", ""
+    return plugin.driver, handle
 
 
-def _attachable_volumes(view: StorageView, pod: Obj, new_pod: bool, result: dict[str, str]) -> None:
-    """filterAttachableVolumes: unique volume name -> driver of the pod's claims."""
+def _inline_volume(vol: Obj, csi_node: Obj | None, pod: Obj, result: dict[str, str]) -> None:
+    """checkAttachableInlineVolume: a migratable inline volume counts against its CSI driver."""
+    plugin = plugin_of_volume(vol)
+    if plugin is None or not csi_migration_on(csi_node, plugin.plugin):
+        return
+    try:
+        driver, handle = inline_volume_handle(vol, namespace_of(pod))
+    except TranslationError as exc:
+        raise _LookupError(f"converting volume({vol.get('name') or ''}) from inline to csi: {exc}", False) from exc
+    result[f"{driver}/{handle}"] = driver
+
+
+def _attachable_volumes(view: StorageView, csi_node: Obj | None, pod: Obj, new_pod: bool,
+                        result: dict[str, str]) -> None:
+    """filterAttachableVolumes: unique volume name -> driver of the pod's attachable volumes."""
     ns = namespace_of(pod) or "default"
-    for name, ephemeral, _vol in pod_claim_refs(pod):
+    for vol in (pod.get("spec") or {}).get("volumes") or ():
+        if not isinstance(vol, Mapping):
+            continue
+        if vol.get("persistentVolumeClaim") is not None:
+            source = vol["persistentVolumeClaim"]
+            name = str(source.get("claimName") or "") if isinstance(source, Mapping) else ""
+            ephemeral = False
+        elif vol.get("ephemeral") is not None:
+            name, ephemeral = ephemeral_claim_name(pod, vol), True
+        else:
+            _inline_volume(vol, csi_node, pod, result)
+            continue
         if not name:
             raise _LookupError("PersistentVolumeClaim had no name", False)
         try:
@@ -84,9 +142,15 @@ def _attachable_volumes(view: StorageView, pod: Obj, new_pod: bool, result: dict
             err = volume_is_for_pod(pod, pvc)
             if err:
                 raise _LookupError(err, False)
-        driver, handle = _csi_driver_info(view, pvc)
+        driver, handle = _csi_driver_info(view, csi_node, pvc)
         if driver and handle:
             result[f"{driver}/{handle}"] = driver
+
+
+def _uses_attachable(vol: Mapping[str, Any]) -> bool:
+    """A PVC, a generic ephemeral volume or an inline migratable volume (PreFilter's test)."""
+    return (vol.get("persistentVolumeClaim") is not None or vol.get("ephemeral") is not None
+            or plugin_of_volume(vol) is not None)
 
 
 def _pod_deleted_hint(_pod: Mapping[str, Any], old: Any, _new: Any) -> QueueingHint:
@@ -95,7 +159,7 @@ def _pod_deleted_hint(_pod: Mapping[str, Any], old: Any, _new: Any) -> QueueingH
         return QueueingHint.QUEUE_SKIP
     if not spec.get("nodeName") and not (old.get("status") or {}).get("nominatedNodeName"):
         return QueueingHint.QUEUE_SKIP
-    if any(v.get("persistentVolumeClaim") is not None or v.get("ephemeral") is not None for v in spec["volumes"]):
+    if any(isinstance(v, Mapping) and _uses_attachable(v) for v in spec["volumes"]):
         return QueueingHint.QUEUE
     return QueueingHint.QUEUE_SKIP
 
@@ -114,9 +178,24 @@ def _csinode_updated_hint(_pod: Mapping[str, Any], old: Any, new: Any) -> Queuei
     return QueueingHint.QUEUE_SKIP
 
 
-def _va_deleted_hint(pod: Mapping[str, Any], _old: Any, _new: Any) -> QueueingHint:
-    has_claim = any(v.get("persistentVolumeClaim") is not None for v in (pod.get("spec") or {}).get("volumes") or ())
-    return QueueingHint.QUEUE if has_claim else QueueingHint.QUEUE_SKIP
+def _va_deleted_hint(pod: Mapping[str, Any], old: Any, _new: Any) -> QueueingHint:
+    """isSchedulableAfterVolumeAttachmentDeleted: the pod has a claim, or an inline migratable
+    volume of the deleted attachment's driver (a volume that cannot be translated: queue)."""
+    attacher = ((old or {}).get("spec") or {}).get("attacher") or ""
+    for vol in (pod.get("spec") or {}).get("volumes") or ():
+        if not isinstance(vol, Mapping):
+            continue
+        if vol.get("persistentVolumeClaim") is not None:
+            return QueueingHint.QUEUE
+        if plugin_of_volume(vol) is None:
+            continue
+        try:
+            driver, _handle = inline_volume_handle(vol, namespace_of(pod))
+        except TranslationError:
+            return QueueingHint.QUEUE
+        if driver == attacher:
+            return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP
 
 
 class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
@@ -132,7 +211,7 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
         ]
 
     def pre_filter(self, state: CycleState, pod: Mapping[str, Any], nodes: NodeInfoList) -> tuple[PreFilterResult | None, Status | None]:
-        if pod_claim_refs(pod):
+        if any(isinstance(v, Mapping) and _uses_attachable(v) for v in (pod.get("spec") or {}).get("volumes") or ()):
             return None, None
         return None, Status(Code.SKIP)
 
@@ -141,22 +220,23 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions):
             return None
         view = storage_view(state, self.handle)
         node_name = node_info.name
+        csi_node = view.csi_node(node_name)
         new_volumes: dict[str, str] = {}
         try:
-            _attachable_volumes(view, pod, True, new_volumes)
+            _attachable_volumes(view, csi_node, pod, True, new_volumes)
         except _LookupError as exc:
             if exc.not_found:
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(exc))
             return Status.from_error(str(exc))
         if not new_volumes:
             return None
-        limits = volume_limits(view.csi_node(node_name))
+        limits = volume_limits(csi_node)
         if not limits:
             return None
         attached: dict[str, str] = {}
         try:
             for existing in node_info.pods:
-                _attachable_volumes(view, existing.pod, False, attached)
+                _attachable_volumes(view, csi_node, existing.pod, False, attached)
         except _LookupError as exc:
             return Status.from_error(str(exc))
         attached_count: dict[str, int] = {}
