@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from kubesim.plugins import load_plugins
 from kubesim.results import analyze, load_results
 from kubesim.testing.pytest_plugin import RunKubesim
@@ -112,3 +114,39 @@ def test_the_simulation_controller_migrates_simspec_pods_of_a_scenario(run_kubes
         "0\n  resourceUsage:\n    cpu: 4\n    memory: 30000000000\n\n",
         "360\n  resourceUsage:\n    cpu: 4\n    memory: 30000000000\n\n",
         "540\n  resourceUsage:\n    cpu: 4\n    memory: 50000000000\n"]
+
+
+def test_installed_but_unlisted_it_lets_idle_steps_be_skipped(run_kubesim: RunKubesim, tmp_path: Path) -> None:
+    # every installed controller runs as a PreSimulationController unless listed; the migration
+    # controller does nothing there, so it must not wake every step (2**31 steps would take days)
+    (tmp_path / "s.yaml").write_text(json.dumps({
+        "apiVersion": "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "kind": "Scenario",
+        "metadata": {"name": "idle"},
+        "spec": {"operations": [{"step": 2**31 - 1, "doneOperation": {}}],
+                 "controllers": {"simulationControllers": {"enabled": []}}}}))
+    proc = run_kubesim("run", "s.yaml", "-q", "-o", "r.json", plugins=KEEP, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.result["status"]["stepStatus"]["step"]["major"] == 2**31 - 1
+
+
+
+def test_listed_it_runs_at_every_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kubesim.api import Scenario, structure
+    from kubesim.scenario import Simulator
+    from kubesim_pod_migration.simulation_controller import MigrationSimulationController
+
+    ran: list[int] = []
+    original = MigrationSimulationController.run_once
+
+    def run_once(self: MigrationSimulationController) -> bool:
+        if self._enabled() and self._done_at != self.runtime.clock.now():
+            ran.append(self.runtime.recorder.step.major)
+        return original(self)
+
+    monkeypatch.setattr(MigrationSimulationController, "run_once", run_once)
+    doc = {"apiVersion": "simulation.kube-scheduler-simulator.x-k8s.io/v1alpha1", "kind": "Scenario",
+           "metadata": {"name": "listed"},
+           "spec": {"operations": [{"step": 5, "doneOperation": {}}],
+                    "controllers": {"simulationControllers": {"enabled": [{"name": "pod-migration"}]}}}}
+    Simulator(load_plugins()).run([structure(doc, Scenario)])
+    assert ran == [0, 1, 2, 3, 4, 5]  # its policies read the usage history: no step is skipped

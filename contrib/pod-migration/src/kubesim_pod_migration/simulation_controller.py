@@ -47,6 +47,7 @@ class MigrationSimulationController(Controller):
         super().__init__(runtime)
         self._migration: MigrationSubmitter | None = None
         self._done_at: datetime | None = None
+        self._listed = False  # seen running as a SimulationController: the lists are fixed for the run
         self._rng = random.Random(runtime.seed)
 
     def _migrator(self) -> MigrationSubmitter:
@@ -70,6 +71,7 @@ class MigrationSimulationController(Controller):
         now = self.runtime.clock.now()
         if self._done_at == now or not self._enabled():
             return False
+        self._listed = True
         self._done_at = now
         migration = self._migrator()
         reader = self.runtime.reader
@@ -101,3 +103,8 @@ class MigrationSimulationController(Controller):
 
     def waiter(self) -> ControllerWaiter:
         return ControllerWaiter(self.name, lambda: not self._enabled() or self._done_at == self.runtime.clock.now())
+
+    def next_wakeup(self) -> datetime | None:
+        """Every step while listed as a SimulationController (its policies read the usage history);
+        never otherwise, so an installed but unlisted controller does not stop idle steps being skipped."""
+        return self.runtime.clock.now() if self._listed else None
