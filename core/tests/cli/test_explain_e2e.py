@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from kubesim.cli.explain import explain_command
 from kubesim.testing import KubesimRun, run_kubesim
-from kubesim.testing.chromium import dump_dom, screenshot
+from kubesim.testing.browser import dump_dom, screenshot
 
 ROOT = Path(__file__).parents[3]
 PREEMPTION = ROOT / "examples" / "preemption" / "scenario.yaml"

@@ -5,7 +5,7 @@ plots are drawn it writes, into the DOM that `--dump-dom` returns, the page's an
 table's widths, where the pending bars end in pixels, which axis each trace of the
 pending plot uses, and the summary cards' labels. A screenshot of each page is taken too
 (kept in $KUBESIM_SCREENSHOTS when set, e.g. as CI artifacts). Without Chromium these
-tests fail under CI and are skipped elsewhere (kubesim.testing.chromium).
+tests fail under CI and are skipped elsewhere (kubesim.testing.browser).
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from kubesim.cli.compare_recorded import compare_with_recording
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import dump, write_atomic
 from kubesim.cli.params import DURATION, TIME
-from kubesim.cli.report import EXIT_FAILED, EXIT_INVALID, fail, invalid
+from kubesim.cli.report import EXIT_FAILED, EXIT_INVALID, fail, invalid, pick_one
 from kubesim.cli.validate import check_step_times, load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
 from kubesim.controllers.settle import MAX_OBJECTS, SettleLimits
@@ -121,7 +121,7 @@ def _load_pair(files: Sequence[str], scenario: str | None) -> list[Scenario] | N
                 results = parse_results(docs, f)  # names the field that shows a file is not a result
             except InvalidInput as exc:
                 invalid(exc)
-            picked.append(_pick(f, results, scenario))
+            picked.append(pick_one(f, results, scenario))
         return picked
 
 
@@ -148,18 +148,6 @@ def check_same_scenario(files: Sequence[str], results: Sequence[Scenario], *, fo
     if not force:
         fail(f"{what}: compare two runs of the same scenario, or give --force", EXIT_INVALID)
     click.echo(f"warning: {what} (--force: compared anyway)", err=True)
-
-
-def _pick(file: str, results: list[Scenario], scenario: str | None) -> Scenario:
-    if scenario is not None:
-        found = [r for r in results if r.name == scenario]
-        if not found:
-            fail(f"{file}: no scenario named {scenario!r}", EXIT_INVALID)
-        return found[0]
-    if len(results) != 1:
-        names = ", ".join(r.name for r in results)
-        fail(f"{file} holds {len(results)} scenarios ({names}): choose one with --scenario", EXIT_INVALID)
-    return results[0]
 
 
 def _fmt(v: Any, pct: bool = False) -> str:
@@ -230,7 +218,7 @@ def _run_both(files: Sequence[str], hooks: Hooks, paired: dict[str, tuple[click.
             invalid(exc)
         if scenario is not None:
             scenarios = [s for s in scenarios if s.name == scenario]
-        picked = _pick(files[0], scenarios, scenario)
+        picked = pick_one(files[0], scenarios, scenario)
         try:
             check_step_times(options, [picked])
         except InvalidInput as exc:

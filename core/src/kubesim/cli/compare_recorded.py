@@ -12,9 +12,8 @@ from rich.table import Table as RichTable
 
 from kubesim.cli import consoles
 from kubesim.cli.output import write_atomic
-from kubesim.cli.report import EXIT_INVALID, fail, invalid
+from kubesim.cli.report import invalid, load_selected, pick_one
 from kubesim.errors import InvalidInput
-from kubesim.results import load_results
 from kubesim.results.recorded import RecordedComparison, compare_recorded
 
 __all__ = ["compare_with_recording", "render_recorded"]
@@ -53,17 +52,9 @@ def render_recorded(c: RecordedComparison, console: Console, *, rows: int) -> No
 
 def compare_with_recording(path: str, scenario: str | None, *, as_json: bool, output: str | None, rows: int) -> None:
     """Load the replay's result, compare it with the recording it replays, print or write it."""
+    result = pick_one(path, load_selected(path), scenario)
     try:
-        results = load_results(path)
-    except InvalidInput as exc:
-        invalid(exc)
-    if scenario is not None:
-        results = [r for r in results if r.name == scenario]
-    if len(results) != 1:
-        fail(f"{path}: {'no scenario named ' + repr(scenario) if scenario else f'holds {len(results)} scenarios'}"
-             ": give one result (--scenario NAME)", EXIT_INVALID)
-    try:
-        comparison = compare_recorded(results[0], path)
+        comparison = compare_recorded(result, path)
     except InvalidInput as exc:
         invalid(exc)
     if as_json or (output is not None and output.endswith(".json")):

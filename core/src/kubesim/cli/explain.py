@@ -20,9 +20,8 @@ from rich.table import Table
 from rich.text import Text
 
 from kubesim.api import Scenario, ScenarioStep
-from kubesim.cli.report import EXIT_INVALID, fail, invalid
-from kubesim.errors import InvalidInput
-from kubesim.results import iter_events, load_results
+from kubesim.cli.report import EXIT_INVALID, fail, load_selected, pick_one
+from kubesim.results import iter_events
 from kubesim.results.attempts import describe_reasons
 from kubesim.results.explain import Attempt, PodExplanation, PodNotFound, explain_pod, explanation_data, is_extender
 
@@ -176,23 +175,6 @@ def _node_names(result: Scenario) -> set[str]:
     return {e.target[3] for e in iter_events(result, kinds=("create", "patch", "delete")) if e.is_kind("v1", "Node")}
 
 
-def _load(path: str, scenario: str | None) -> Scenario:
-    try:
-        results = load_results(path)
-    except InvalidInput as exc:
-        invalid(exc)
-    if scenario is not None:
-        results = [r for r in results if r.name == scenario]
-        if not results:
-            fail(f"{path}: --scenario: no scenario named {scenario!r}", EXIT_INVALID)
-    if len(results) > 1:
-        names = ", ".join(r.name for r in results)
-        fail(f"{path}: holds {len(results)} scenarios ({names}): choose one with --scenario", EXIT_INVALID)
-    if not results:
-        fail(f"{path}: holds no result", EXIT_INVALID)
-    return results[0]
-
-
 def explain_command() -> click.Command:
     """The `explain` command."""
 
@@ -223,7 +205,7 @@ def explain_command() -> click.Command:
           kubesim explain result.json default/too-big --attempt 1 --node node-1
           kubesim explain result.json critical --json
         """
-        found = _load(result, scenario)
+        found = pick_one(result, load_selected(result), scenario)
         try:
             instances = explain_pod(found, pod)
         except PodNotFound as exc:

@@ -11,6 +11,7 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +114,17 @@ def write_atomic(path: str | Path, text: str) -> None:
 
     OutputError names the path and the reason (no space left, permission denied, ...).
     """
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    replace_atomic(path, write)
+
+
+def replace_atomic(path: str | Path, write: Callable[[str], None]) -> None:
+    """Let `write` fill a temporary file beside `path`, then rename it over `path` (keeping the
+    old file's mode, or the umask's); the temporary file is removed when anything fails."""
     target = check_output(path)
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
@@ -122,9 +134,9 @@ def write_atomic(path: str | Path, text: str) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror}") from exc
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write(tmp)
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except OSError as exc:

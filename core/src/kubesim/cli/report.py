@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -13,6 +13,9 @@ from kubesim.errors import InvalidInput
 from kubesim.plugins import Hooks
 from kubesim.results import AggregatorError, ResultTables, analyze, load_results
 from kubesim.results.report import ReportUnavailable, render_report
+
+if TYPE_CHECKING:
+    from kubesim.api import Scenario
 
 __all__ = ["EXIT_FAILED", "EXIT_INVALID", "analyze_file", "fail", "invalid", "report_command"]
 
@@ -33,16 +36,39 @@ def invalid(exc: InvalidInput) -> NoReturn:
     sys.exit(EXIT_INVALID)
 
 
-def analyze_file(path: str, hooks: Hooks, scenario: str | None = None) -> list[ResultTables]:
-    """Load a result file and compute its tables; exit 2 on invalid input, 1 when an aggregator fails."""
+def load_selected(path: str, scenario: str | None = None) -> list[Scenario]:
+    """The results in file `path`, only the one named `scenario` when given; exit 2 on invalid input."""
     try:
         results = load_results(path)
     except InvalidInput as exc:
         invalid(exc)
-    if scenario is not None:
-        results = [r for r in results if r.name == scenario]
-        if not results:
-            fail(f"{path}: no scenario named {scenario!r}", EXIT_INVALID)
+    return select(path, results, scenario) if scenario is not None else results
+
+
+def select(path: str, results: list[Scenario], scenario: str | None) -> list[Scenario]:
+    """The result named `scenario` (all when None); exit 2 when there is none of that name."""
+    if scenario is None:
+        return results
+    found = [r for r in results if r.name == scenario]
+    if not found:
+        fail(f"{path}: --scenario: no scenario named {scenario!r}", EXIT_INVALID)
+    return found[:1]
+
+
+def pick_one(path: str, results: list[Scenario], scenario: str | None) -> Scenario:
+    """The one result a command works on; exit 2 when the file holds several and none is chosen."""
+    results = select(path, results, scenario)
+    if len(results) > 1:
+        names = ", ".join(r.name for r in results)
+        fail(f"{path} holds {len(results)} scenarios ({names}): choose one with --scenario", EXIT_INVALID)
+    if not results:
+        fail(f"{path}: holds no result", EXIT_INVALID)
+    return results[0]
+
+
+def analyze_file(path: str, hooks: Hooks, scenario: str | None = None) -> list[ResultTables]:
+    """Load a result file and compute its tables; exit 2 on invalid input, 1 when an aggregator fails."""
+    results = load_selected(path, scenario)
     try:
         return [analyze(r, hooks=hooks) for r in results]
     except AggregatorError as exc:

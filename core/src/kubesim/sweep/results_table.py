@@ -12,13 +12,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kubesim.cli.output import OutputError, write_atomic
+from kubesim.cli.output import replace_atomic, write_atomic
 from kubesim.sweep.spec import Sweep
 from kubesim.sweep.store import CellRecord
 
@@ -93,17 +91,7 @@ def write_parquet(path: Path, sweep: Sweep, records: Sequence[CellRecord]) -> No
         else:
             arrays.append(_arrow_column(pa, values))
     table = pa.Table.from_arrays(arrays, names=names)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    replace_atomic(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
 def write_timings(path: Path, timings: Sequence[tuple[str, float | None]]) -> None:

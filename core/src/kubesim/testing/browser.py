@@ -12,7 +12,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-__all__ = ["CHROMIUM_TIMEOUT", "chromium", "headless"]
+__all__ = ["CHROMIUM_TIMEOUT", "chromium", "dump_dom", "headless", "screenshot"]
 
 CHROMIUM_TIMEOUT = 180.0
 """Seconds one Chromium run may take before the test fails."""
@@ -47,3 +47,15 @@ def headless(*args: str, profile: Path, window: tuple[int, int] | None = None,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
+
+
+def dump_dom(page: Path, profile: Path, fragment: str = "") -> str:
+    """The DOM of `page` (opened with `#fragment` when given) once its scripts ran."""
+    return headless("--dump-dom", page.as_uri() + (f"#{fragment}" if fragment else ""), profile=profile)
+
+
+def screenshot(page: Path, png: Path, profile: Path, fragment: str = "", size: tuple[int, int] = (1400, 2000)) -> Path:
+    """A PNG of `page` at `size` (width, height) pixels; returns `png`."""
+    headless(f"--screenshot={png}", page.as_uri() + (f"#{fragment}" if fragment else ""), profile=profile, window=size)
+    assert png.exists() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"no screenshot written to {png}"
+    return png

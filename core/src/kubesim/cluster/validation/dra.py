@@ -192,6 +192,17 @@ def _exact(req: Any, path: str, *, sub: bool) -> list[FieldError]:
     return errs
 
 
+def _unique_label(name: Any, path: str, names: set[str]) -> list[FieldError]:
+    """A required DNS-1123 label not already in `names` (which it joins): request and claim names."""
+    if not name:
+        return [required(path)]
+    errs = [invalid(path, name, m) for m in is_dns1123_label(str(name))]
+    if str(name) in names:
+        errs.append(duplicate(path, name))
+    names.add(str(name))
+    return errs
+
+
 def _device_claim(devices: Any, path: str) -> list[FieldError]:
     """validateDeviceClaim: requests (exactly XOR firstAvailable), constraints, config."""
     devices = as_map(devices)
@@ -201,14 +212,7 @@ def _device_claim(devices: Any, path: str) -> list[FieldError]:
     for i, request in enumerate(requests):
         request = as_map(request)
         p = f"{path}.requests[{i}]"
-        name = request.get("name")
-        if not name:
-            errs.append(required(f"{p}.name"))
-        else:
-            errs += [invalid(f"{p}.name", name, m) for m in is_dns1123_label(str(name))]
-            if name in names:
-                errs.append(duplicate(f"{p}.name", name))
-            names.add(str(name))
+        errs += _unique_label(request.get("name"), f"{p}.name", names)
         exactly, first = request.get("exactly"), request.get("firstAvailable")
         if exactly and first:
             errs.append(invalid(p, "{...}", "exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"))
@@ -437,14 +441,7 @@ def validate_pod_resource_claims(spec: dict[str, Any]) -> list[FieldError]:
     for i, claim in enumerate(claims):
         claim = as_map(claim)
         p = f"spec.resourceClaims[{i}]"
-        name = claim.get("name")
-        if not name:
-            errs.append(required(f"{p}.name"))
-        else:
-            errs += [invalid(f"{p}.name", name, m) for m in is_dns1123_label(str(name))]
-            if name in names:
-                errs.append(duplicate(f"{p}.name", name))
-            names.add(str(name))
+        errs += _unique_label(claim.get("name"), f"{p}.name", names)
         sources = [f for f in ("resourceClaimName", "resourceClaimTemplateName") if claim.get(f)]
         if len(sources) != 1:
             errs.append(invalid(p, dict(claim), "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"))
