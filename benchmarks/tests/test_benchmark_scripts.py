@@ -77,3 +77,9 @@ def test_migration(tmp_path: Path) -> None:
 def test_sweep(tmp_path: Path) -> None:
     out = run("sweep.py", "--nodes", "4", "--pods", "12", "--seeds", "1", "--jobs", "1", cwd=tmp_path)
     assert "kubesim sweep: 10 cells of 4 nodes / 12 pods" in out and "-j 1: " in out and "cells/min" in out
+
+
+def test_floor(tmp_path: Path) -> None:
+    out = run("floor.py", "--nodes", "30", "--pods", "80", "--seed", "2", cwd=tmp_path)
+    assert "numpy floor" in out and "kubesim run (end to end)" in out
+    assert "same node for all 80 pods in the floor and in kubesim" in out and "ERROR" not in out
