@@ -149,6 +149,10 @@ class NodeTable:
         self.image_size: dict[str, int] = {}
         self._image_rows_cache: dict[str, np.ndarray] = {}
         self.pod_row: dict[str, int] = {}
+        # pods held with any pod (anti-)affinity, and with required anti-affinity: while both
+        # are 0, InterPodAffinity skips pods without terms of their own without its index
+        self.affinity_pods = 0
+        self.required_anti_affinity_pods = 0
         self.generation = 0
         # node tree: zone -> names (insertion order), zones in first-seen order
         self._tree: dict[str, list[str]] = {}
@@ -443,6 +447,10 @@ class NodeTable:
         self.nz_cpu[row] += sign * pi.non0_cpu
         self.nz_mem[row] += sign * pi.non0_mem
         self.pod_count[row] += sign
+        if pi.has_affinity:
+            self.affinity_pods += sign
+            if pi.has_required_anti_affinity:
+                self.required_anti_affinity_pods += sign
         if pi.host_ports:
             up = self.used_ports[row]
             for ip, proto, port in pi.host_ports:

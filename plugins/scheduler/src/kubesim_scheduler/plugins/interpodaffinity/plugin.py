@@ -116,8 +116,13 @@ class InterPodAffinity(
     def pre_filter(
         self, state: CycleState, pod: Mapping[str, Any], nodes: NodeInfoList
     ) -> tuple[PreFilterResult | None, Status | None]:
+        pi = self._pod_info(state, pod)
+        if not pi.has_affinity and not self.handle.node_table.required_anti_affinity_pods:
+            # no terms of its own and no pod with required anti-affinity: pre_filter's Skip,
+            # without bringing the index up to date (its cost grows with pods per node)
+            return None, Status(Code.SKIP)
         index = self.tables.sync()
-        info = affinity_info_of(self._pod_info(state, pod))
+        info = affinity_info_of(pi)
         s, out = pre_filter(pod, index, _Namespaces(self.handle), info)
         if out is not None:
             return None, outcome_status(out)
@@ -161,8 +166,11 @@ class InterPodAffinity(
 
     # ----- Score ------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Mapping[str, Any], nodes: NodeInfoList) -> Status | None:
+        pi = self._pod_info(state, pod)
+        if not pi.has_affinity and not self.handle.node_table.affinity_pods:
+            return Status(Code.SKIP)  # no term on either side: pre_score's Skip (nothing touched)
         index = self.tables.sync()
-        info = affinity_info_of(self._pod_info(state, pod))
+        info = affinity_info_of(pi)
         s, out = pre_score(pod, index, _Namespaces(self.handle), self.ipa_args, info)
         if out is not None:
             return outcome_status(out)

@@ -30,7 +30,7 @@ from ...framework.pod_info import PodInfo
 from ...framework.status import Code, Status
 from ..interpodaffinity.plugin import outcome_status
 from ..interpodaffinity.tablesync import table_index
-from .constraints import DO_NOT_SCHEDULE, HONOR, PodTopologySpreadArgs, SpreadConstraint, get_constraints
+from .constraints import DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, PodTopologySpreadArgs, SpreadConstraint, get_constraints
 from .filtering import PreFilterState, filter_nodes, pre_filter
 from .scoring import PreScoreState, normalize_scores, pre_score, score_nodes
 
@@ -81,6 +81,8 @@ class PodTopologySpread(
     def pre_filter(
         self, state: CycleState, pod: Mapping[str, Any], nodes: NodeInfoList
     ) -> tuple[PreFilterResult | None, Status | None]:
+        if not self._has_constraints(pod, DO_NOT_SCHEDULE):
+            return None, Status(Code.SKIP)  # pre_filter's Skip, without syncing the index
         s, out = pre_filter(
             pod, self.tables.sync(), self.pts_args, self.owners, match_label_keys=self.match_label_keys
         )
@@ -128,6 +130,8 @@ class PodTopologySpread(
 
     # ----- Score ------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Mapping[str, Any], nodes: NodeInfoList) -> Status | None:
+        if not self._has_constraints(pod, SCHEDULE_ANYWAY):
+            return Status(Code.SKIP)  # pre_score's Skip, without syncing the index
         index = self.tables.sync()
 
         def filtered() -> list[int]:  # only needed when the pod has soft constraints
@@ -158,6 +162,14 @@ class PodTopologySpread(
         s = self._state(state)
         names = [self.handle.node_table.row_names[r] for r in rows.tolist()]
         return np.array(normalize_scores(s, names, scores.tolist()), dtype=np.int64)
+
+    def _has_constraints(self, pod: Mapping[str, Any], action: str) -> bool:
+        """Whether the pod has (or is defaulted) constraints of `action`; True when they cannot
+        be read, so that pre_filter/pre_score report the error as before."""
+        try:
+            return bool(get_constraints(pod, action, self.pts_args, self.owners, match_label_keys=self.match_label_keys))
+        except SelectorError:
+            return True
 
     # ----- queueing hints -----------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
