@@ -299,6 +299,10 @@ def best_positions(total: np.ndarray, n: int) -> np.ndarray:
     """
     if len(total) <= n:
         return np.argsort(-total, kind="stable")
+    top = np.flatnonzero(total == total.max())
+    if len(top) >= n:  # n or more share the highest total: the first n of them, no sort
+        result: np.ndarray = top[:n]
+        return result
     threshold = np.partition(total, len(total) - n)[len(total) - n]
     above = np.flatnonzero(total > threshold)
     at = np.flatnonzero(total == threshold)[: n - len(above)]

@@ -141,19 +141,25 @@ _POINTS = {
 }
 
 
+def _crashed(fn: Any, e: Exception) -> PluginCrashed:
+    """The PluginCrashed for plugin method `fn` raising `e`, naming the plugin, the extension
+    point and the plugin's line: kube-scheduler has no status for a plugin that panics, and
+    a Python error is a bug in the plugin, not a scheduling outcome."""
+    owner = getattr(fn, "__self__", None)
+    name = getattr(owner, "name", None) or type(owner).__name__
+    point = _POINTS.get(getattr(fn, "__name__", ""), getattr(fn, "__name__", "?"))
+    return PluginCrashed(f'scheduler plugin "{name}" ({point})', e, type(owner).__module__)
+
+
 def _call(fn: Any, *args: Any) -> Any:
-    """Call a plugin method. An exception ends the run (PluginCrashed naming the plugin, the
-    extension point and the plugin's line): kube-scheduler has no status for a plugin that
-    panics, and a Python error is a bug in the plugin, not a scheduling outcome."""
+    """Call a plugin method; an exception ends the run (see _crashed). The per-pod runners
+    call plugins directly inside the same try/except instead (no wrapper call per plugin)."""
     try:
         return fn(*args)
     except PluginCrashed:
         raise  # raised by a plugin this one called (e.g. preemption running the filters)
     except Exception as e:
-        owner = getattr(fn, "__self__", None)
-        name = getattr(owner, "name", None) or type(owner).__name__
-        point = _POINTS.get(getattr(fn, "__name__", ""), getattr(fn, "__name__", "?"))
-        raise PluginCrashed(f'scheduler plugin "{name}" ({point})', e, type(owner).__module__) from e
+        raise _crashed(fn, e) from e
 
 
 class Framework:
@@ -260,7 +266,12 @@ class Framework:
         skip = state.skip_filter_plugins
         try:
             for pl in self.pre_filter_plugins:
-                out = _call(pl.pre_filter, state, pod, nodes)
+                try:
+                    out = pl.pre_filter(state, pod, nodes)
+                except PluginCrashed:
+                    raise
+                except Exception as e:
+                    raise _crashed(pl.pre_filter, e) from e
                 if isinstance(out, Status):
                     r, s = None, out
                 else:
@@ -310,7 +321,12 @@ class Framework:
             plugins_run.append(pl.name)
             sub = rows if whole else rows[remaining]
             if isinstance(pl, itf.BatchFilterPlugin):
-                res = _call(pl.filter_batch, state, pod_info, sub)
+                try:
+                    res = pl.filter_batch(state, pod_info, sub)
+                except PluginCrashed:
+                    raise
+                except Exception as e:
+                    raise _crashed(pl.filter_batch, e) from e
                 if isinstance(res, Status):
                     err = res
                     res = BatchFilterResult(np.full(len(sub), int(Code.ERROR), dtype=np.int8), lambda _r, e=err: e.reasons)  # type: ignore[misc]
@@ -465,7 +481,12 @@ class Framework:
     ) -> Status | None:
         skip = state.skip_score_plugins
         for pl in self.pre_score_plugins:
-            s = _call(pl.pre_score, state, pod_info.pod, nodes)
+            try:
+                s = pl.pre_score(state, pod_info.pod, nodes)
+            except PluginCrashed:
+                raise
+            except Exception as e:
+                raise _crashed(pl.pre_score, e) from e
             _note(rec, "preScore", pl.name, s)
             if s is not None and s.is_skip():
                 skip.add(pl.name)
@@ -482,12 +503,22 @@ class Framework:
             if pl.name in skip:
                 continue
             if isinstance(pl, itf.BatchScorePlugin):
-                raw = _call(pl.score_batch, state, pod_info, rows)
+                try:
+                    raw = pl.score_batch(state, pod_info, rows)
+                except PluginCrashed:
+                    raise
+                except Exception as e:
+                    raise _crashed(pl.score_batch, e) from e
                 if isinstance(raw, Status):
                     return Status.from_error(f'running Score plugins: plugin "{pl.name}" failed with: {raw.message()}')
                 raw = np.asarray(raw, dtype=np.int64)
                 if self._score_has_norm[pl.name]:
-                    norm = _call(pl.normalize_batch, state, pod_info, rows, raw.copy())
+                    try:
+                        norm = pl.normalize_batch(state, pod_info, rows, raw.copy())
+                    except PluginCrashed:
+                        raise
+                    except Exception as e:
+                        raise _crashed(pl.normalize_batch, e) from e
                     if isinstance(norm, Status):
                         return Status.from_error(f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {norm.message()}')
                     norm = np.asarray(norm, dtype=np.int64)
@@ -538,7 +569,12 @@ class Framework:
     # --------------------------------------------------------------- binding
     def run_reserve(self, state: CycleState, pod_info: PodInfo, node: str, rec: PointResults | None = None) -> Status | None:
         for pl in self.reserve_plugins:
-            s: Status | None = _call(pl.reserve, state, pod_info.pod, node)
+            try:
+                s: Status | None = pl.reserve(state, pod_info.pod, node)
+            except PluginCrashed:
+                raise
+            except Exception as e:
+                raise _crashed(pl.reserve, e) from e
             _note(rec, "reserve", pl.name, s)
             if s is not None and not s.is_success():
                 if s.is_rejected():
@@ -555,7 +591,12 @@ class Framework:
         pods with each waiting plugin's timeout (capped at MAX_PERMIT_TIMEOUT)."""
         waits: dict[str, float] | None = None
         for pl in self.permit_plugins:
-            out = _call(pl.permit, state, pod_info.pod, node)
+            try:
+                out = pl.permit(state, pod_info.pod, node)
+            except PluginCrashed:
+                raise
+            except Exception as e:
+                raise _crashed(pl.permit, e) from e
             s = out if isinstance(out, Status) else (out[0] if out else None)
             timeout = out[1] if isinstance(out, tuple) and len(out) > 1 else 0.0
             if rec is not None:
@@ -599,7 +640,12 @@ class Framework:
         for pl in self.pre_bind_plugins:
             if pl.name in state.skip_pre_bind_plugins:
                 continue
-            s: Status | None = _call(pl.pre_bind, state, pod_info.pod, node)
+            try:
+                s: Status | None = pl.pre_bind(state, pod_info.pod, node)
+            except PluginCrashed:
+                raise
+            except Exception as e:
+                raise _crashed(pl.pre_bind, e) from e
             _note(rec, "preBind", pl.name, s)
             if s is not None and not s.is_success():
                 if s.is_rejected():
@@ -612,7 +658,12 @@ class Framework:
             return Status(Code.SKIP)
         s: Status | None = None
         for pl in self.bind_plugins:
-            s = _call(pl.bind, state, pod_info.pod, node)
+            try:
+                s = pl.bind(state, pod_info.pod, node)
+            except PluginCrashed:
+                raise
+            except Exception as e:
+                raise _crashed(pl.bind, e) from e
             _note(rec, "bind", pl.name, s)
             if s is not None and s.is_skip():
                 continue
@@ -625,7 +676,12 @@ class Framework:
 
     def run_post_bind(self, state: CycleState, pod_info: PodInfo, node: str) -> None:
         for pl in self.post_bind_plugins:
-            _call(pl.post_bind, state, pod_info.pod, node)
+            try:
+                pl.post_bind(state, pod_info.pod, node)
+            except PluginCrashed:
+                raise
+            except Exception as e:
+                raise _crashed(pl.post_bind, e) from e
 
     def plugin(self, name: str) -> itf.Plugin | None:
         return self.plugins.get(name)

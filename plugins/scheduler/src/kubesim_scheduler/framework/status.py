@@ -40,7 +40,7 @@ class Status:
         error: BaseException | None = None,
         plugin: str = "",
     ) -> None:
-        self.code = Code(code)
+        self.code = code if type(code) is Code else Code(code)
         self._reasons = list(reasons)
         self.error = error
         self.plugin = plugin
