@@ -69,6 +69,54 @@ def _affinity_term(namespace: str, t: Mapping[str, Any]) -> AffinityTerm:
     )
 
 
+RequestsKey = tuple[tuple[tuple[str, type, Any], ...], ...]
+_SHARED_MAX = 4096
+# requests key -> (PodRequests with status, CalculateResource's non-zero requests, PodRequests
+# without status, PodRequests with the non-zero defaults); read-only, shared between pods
+_SHARED: dict[RequestsKey, tuple[dict[str, int], dict[str, int], dict[str, int], dict[str, int]]] = {}
+
+
+def _requests_key(pod: Mapping[str, Any]) -> RequestsKey | None:
+    """What every PodRequests variant reads of a pod whose requests are its containers'
+    alone (no init containers, overhead, pod-level resources or container statuses), as a
+    key: replicas of one workload parse their quantities once. None for any other pod."""
+    spec = pod.get("spec") or {}
+    if spec.get("initContainers") or spec.get("overhead") or spec.get("resources"):
+        return None
+    status = pod.get("status") or {}
+    if not isinstance(status, Mapping) or status.get("containerStatuses") or status.get("initContainerStatuses"):
+        return None
+    key = []
+    for c in spec.get("containers") or ():
+        if not isinstance(c, Mapping):
+            return None
+        req = (c.get("resources") or {}).get("requests") if isinstance(c.get("resources") or {}, Mapping) else None
+        if req and not isinstance(req, Mapping):
+            return None
+        key.append(tuple((k, type(v), v) for k, v in (req or {}).items()))
+    out = tuple(key)
+    try:
+        hash(out)
+    except TypeError:
+        return None
+    return out
+
+
+def _shared_requests(pod: Mapping[str, Any]) -> tuple[dict[str, int], dict[str, int], dict[str, int], dict[str, int]] | None:
+    key = _requests_key(pod)
+    if key is None:
+        return None
+    hit = _SHARED.get(key)
+    if hit is None:
+        reqs = pod_requests(pod, use_status=True)
+        hit = (reqs, non_zero_pod_requests(pod, reqs, use_status=True), pod_requests(pod),
+               pod_requests(pod, non_missing=NON_ZERO_DEFAULTS, use_status=True))
+        if len(_SHARED) >= _SHARED_MAX:
+            _SHARED.clear()
+        _SHARED[key] = hit
+    return hit
+
+
 class PodInfo:
     """A pod with everything the scheduler derives from it, computed once.
 
@@ -106,9 +154,15 @@ class PodInfo:
         self._score_request_lists: dict[bool, dict[str, int]] = {}
 
         # CalculateResource: requests (with status resources, pod-level requests) + non-zero.
-        reqs = pod_requests(pod, use_status=True)
+        shared = _shared_requests(pod)
+        if shared is not None:
+            reqs, non0, plain, non_missing = shared
+            self._fit_request = max_resource_from_list(plain)
+            self._score_request_lists = {True: reqs, False: non_missing}
+        else:
+            reqs = pod_requests(pod, use_status=True)
+            non0 = non_zero_pod_requests(pod, reqs, use_status=True)
         self.requests = resource_from_list(reqs)
-        non0 = non_zero_pod_requests(pod, reqs, use_status=True)
         self.non0_cpu = nano_to_milli(non0.get("cpu", 0))
         self.non0_mem = nano_to_value(non0.get("memory", 0))
 
