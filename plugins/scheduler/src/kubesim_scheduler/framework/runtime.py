@@ -212,6 +212,9 @@ class Framework:
         self.weights = {pl.name: int(config.weights.get(pl.name, 1) or 1) for pl in self.score_plugins}
         self._score_has_norm = {pl.name: type(pl).has_normalize() for pl in self.score_plugins}
         self.events_by_plugin = self._collect_events()
+        from ..fastpath import FastPath, fast_path_for  # the plugins it stands in for import this module
+
+        self.fast_path: FastPath | None = fast_path_for(self)
 
     # ------------------------------------------------------------ metadata
     def _collect_events(self) -> dict[str, list[ClusterEventWithHint]]:
@@ -308,6 +311,10 @@ class Framework:
     # ---------------------------------------------------------------- filter
     def run_filter(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> FilterOutcome:
         """Run every Filter plugin over rows; each node keeps its first rejecting plugin."""
+        if self.fast_path is not None:
+            fast = self.fast_path.filter(state, pod_info, rows)
+            if fast is not None:
+                return fast
         remaining = np.arange(len(rows), dtype=np.intp)
         whole = True  # remaining is still every position: rows need no gathering
         rejections: list[Rejection] = []
@@ -497,6 +504,10 @@ class Framework:
 
     def run_score(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> ScoreOutcome | Status:
         """RunScorePlugins: score, normalise, range-check, weight; totals per node."""
+        if self.fast_path is not None:
+            fast = self.fast_path.score(state, pod_info, rows)
+            if fast is not None:
+                return fast
         out = ScoreOutcome(rows)
         skip = state.skip_score_plugins
         for pl in self.score_plugins:
