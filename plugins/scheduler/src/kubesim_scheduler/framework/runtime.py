@@ -336,7 +336,7 @@ class Framework:
                     raise _crashed(pl.filter_batch, e) from e
                 if isinstance(res, Status):
                     err = res
-                    res = BatchFilterResult(np.full(len(sub), int(Code.ERROR), dtype=np.int8), lambda _r, e=err: e.reasons)  # type: ignore[misc]
+                    res = BatchFilterResult(np.full(len(sub), int(Code.ERROR), dtype=np.int8), lambda _r, e=err: e.reasons)
             else:
                 res = self._filter_per_node(pl, state, pod_info, sub)
             fail = res.codes != 0
