@@ -215,3 +215,28 @@ def test_kubesim_run_writes_the_same_result_with_and_without(run_kubesim: Any, t
     assert outs["1", "full"] == outs["0", "full"] and outs["1", "summary"] == outs["0", "summary"]
     bound = json.loads(outs["1", "summary"])["status"]["scenarioResult"]["timeline"]
     assert sum(1 for evs in bound.values() for e in evs if "podScheduled" in e) == 60
+
+
+@pytest.mark.parametrize("percentage", [0, 10])
+def test_request_shapes_in_turn_and_partial_scoring(
+    monkeypatch: pytest.MonkeyPatch, fast_hits: dict[str, int], percentage: int
+) -> None:
+    """Pods of three request shapes in turn (a per-row cache each), a share of 250 nodes scored."""
+    def run() -> list[Record]:
+        s = Scheduler(percentage_of_nodes_to_score=percentage, seed=7)
+        for i in range(250):
+            s.add_node({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i:03d}"}, "spec": {},
+                        "status": {"allocatable": {"cpu": str(2 + i % 3), "memory": f"{4 + i % 5}Gi", "pods": "20"}}})
+        for i in range(150):
+            req = {"cpu": f"{100 + 150 * (i % 3)}m", "memory": f"{200 + 300 * (i % 3)}Mi"}
+            s.add_pod({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i:03d}", "namespace": "d", "uid": f"u{i}"},
+                       "spec": {"containers": [{"name": "c", "resources": {"requests": req}}]}})
+        return [record(a) for a in s.run(max_attempts=150)]
+
+    _switch(monkeypatch, False)
+    slow = run()
+    _switch(monkeypatch, True)
+    fast = run()
+    assert slow == fast
+    assert all(r["node"] is not None for r in fast)
+    assert fast_hits["filter"] >= 150 and fast_hits["score"] >= 140, fast_hits

@@ -58,6 +58,8 @@ _FIT_FILTER_KEY = "PreFilterNodeResourcesFit"
 _FIT_SCORE_KEY = "PreScoreNodeResourcesFit"
 _BALANCED_KEY = "PreScoreNodeResourcesBalancedAllocation"
 _MAX_SCALAR_ROWS = 8  # changed rows recomputed one by one; more go through numpy
+_MAX_KEYS = 8  # request shapes with their own per-row values
+_SMALL_SHARE = 32  # below 1/32 of the rows, a cache is not built (preemption's one-node checks)
 _EXACT = 2**52  # below this, int64 arithmetic cannot overflow and floats convert exactly
 _UNSCHEDULABLE, _UNRESOLVABLE = int(Code.UNSCHEDULABLE), int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
@@ -71,36 +73,34 @@ def fast_path_enabled() -> bool:
 
 
 class _RowCache:
-    """Values of one per-row computation for every table row under a key, kept up to date
+    """Values of one per-row computation for every table row under one key, kept up to date
     by row generation (like RowMemo, with the few changed rows done one by one)."""
 
-    __slots__ = ("generation", "in_range", "key", "table", "values")
+    __slots__ = ("generation", "in_range", "table", "values")
 
     def __init__(self, table: NodeTable) -> None:
         self.table = table
-        self.key: Hashable = None
         self.generation = -1
         self.values: np.ndarray | None = None
         self.in_range = False  # every value within 0..MAX_NODE_SCORE (scores only)
 
+    def ready(self) -> bool:
+        """Whether the values cover the table's rows (only changed rows left to compute)."""
+        return self.values is not None and len(self.values) == self.table.high_water
+
     def get(
-        self,
-        key: Hashable,
-        rows: np.ndarray,
-        bulk: Callable[[np.ndarray], np.ndarray],
-        one: Callable[[int], int | None],
-        scores: bool,
+        self, rows: np.ndarray, bulk: Callable[[np.ndarray], np.ndarray], one: Callable[[int], int | None], scores: bool
     ) -> np.ndarray:
         t = self.table
         hw = t.high_water
         values = self.values
-        if values is None or key != self.key or len(values) != hw:
+        if values is None or len(values) != hw:
             values = self.values = np.array(bulk(np.arange(hw, dtype=np.intp)))
-            self.key = key
             self.in_range = scores and self._check(values)
         else:
             dirty = np.flatnonzero(t.row_generation[:hw] > self.generation)
             if len(dirty):
+                new: list[int | None] = []
                 done = len(dirty) <= _MAX_SCALAR_ROWS
                 if done:
                     new = [one(r) for r in dirty.tolist()]
@@ -121,6 +121,39 @@ class _RowCache:
     @staticmethod
     def _check(values: np.ndarray) -> bool:
         return bool(len(values) == 0 or (int(values.min()) >= 0 and int(values.max()) <= MAX_NODE_SCORE))
+
+
+class _Caches:
+    """_RowCaches by key (a pod request), the most recently used _MAX_KEYS of them: pods of a
+    few workloads in turn each find their rows up to date but for the rows changed since."""
+
+    __slots__ = ("by_key", "table")
+
+    def __init__(self, table: NodeTable) -> None:
+        self.table = table
+        self.by_key: dict[Hashable, _RowCache] = {}
+
+    def get(
+        self, key: Hashable, rows: np.ndarray, bulk: Callable[[np.ndarray], np.ndarray],
+        one: Callable[[int], int | None], scores: bool,
+    ) -> np.ndarray | None:
+        """The values of `rows`, or None when they would have to be computed for every row
+        for a small share of them (the runners compute just those)."""
+        cache = self.by_key.pop(key, None)
+        if cache is None or not cache.ready():
+            if _SMALL_SHARE * len(rows) < self.table.high_water:
+                if cache is not None:
+                    self.by_key[key] = cache
+                return None
+            if cache is None:
+                cache = _RowCache(self.table)
+        self.by_key[key] = cache  # most recently used last
+        if len(self.by_key) > _MAX_KEYS:
+            del self.by_key[next(iter(self.by_key))]
+        values = cache.get(rows, bulk, one, scores)
+        if scores and not cache.in_range:
+            return None
+        return values
 
 
 class FastPath:
@@ -146,17 +179,15 @@ class FastPath:
                 self.score_kinds[spl.name] = "taints"
             elif type(spl) is ImageLocality:
                 self.score_kinds[spl.name] = "images"
-        self._codes = _RowCache(self.table)
-        self._least = _RowCache(self.table)
-        self._balanced = _RowCache(self.table)
+        self._codes = _Caches(self.table)
+        self._least = _Caches(self.table)
+        self._balanced = _Caches(self.table)
 
     # ------------------------------------------------------------------ Filter
     def filter(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> FilterOutcome | None:
         """RunFilterPlugins' outcome over rows, or None when the runners must do it."""
         t = self.table
         hw = t.high_water
-        if 2 * len(rows) < hw:
-            return None
         skip = state.skip_filter_plugins
         kinds = self.filter_kinds
         active = [pl.name for pl in self.fw.filter_plugins if pl.name not in skip]
@@ -178,6 +209,8 @@ class FastPath:
             key = (req.milli_cpu, req.memory, req.ephemeral_storage, tuple(sorted(req.scalar_resources.items())))
             fit_codes = self._codes.get(key, rows, lambda r: self.fit._codes(t, req, r),  # noqa: SLF001
                                         lambda r: self._code_one(req, r), False)
+            if fit_codes is None:
+                return None
         # the loop of Framework.run_filter, with every plugin but Fit passing every node
         remaining = np.arange(len(rows), dtype=np.intp)
         whole = True
@@ -228,8 +261,6 @@ class FastPath:
         """RunScorePlugins' outcome over rows, or None when the runners must do it."""
         t = self.table
         hw = t.high_water
-        if 2 * len(rows) < hw:
-            return None
         skip = state.skip_score_plugins
         kinds = self.score_kinds
         active = [pl.name for pl in self.fw.score_plugins if pl.name not in skip]
@@ -249,7 +280,7 @@ class FastPath:
                 fit, fixed = self.fit, list(reqs)
                 col = self._least.get(tuple(fixed), rows, lambda r: fit._scores(fixed, r),  # noqa: SLF001
                                       lambda r: self._least_one(fixed, r), True)
-                if not self._least.in_range:
+                if col is None:
                     return None
                 columns[name] = col
             elif kind == "balanced":
@@ -259,7 +290,7 @@ class FastPath:
                 ba, bfixed = self.balanced, list(breqs)
                 col = self._balanced.get(tuple(bfixed), rows, lambda r: ba._scores(bfixed, r),  # noqa: SLF001
                                          lambda r: self._balanced_one(bfixed, r), True)
-                if not self._balanced.in_range:
+                if col is None:
                     return None
                 columns[name] = col
         # the loop of Framework.run_score: raw, normalised, weighted, totals
