@@ -72,14 +72,34 @@ def fast_path_enabled() -> bool:
     return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "false", "off", "no")
 
 
+class _Changed:
+    """Rows changed since a generation, found once for the caches that ask in turn."""
+
+    __slots__ = ("key", "rows", "table")
+
+    def __init__(self, table: NodeTable) -> None:
+        self.table = table
+        self.key: tuple[int, int, int] | None = None
+        self.rows = np.empty(0, dtype=np.intp)
+
+    def since(self, generation: int) -> np.ndarray:
+        t = self.table
+        key = (t.generation, generation, t.high_water)
+        if key != self.key:
+            self.rows = np.flatnonzero(t.row_generation[: t.high_water] > generation)
+            self.key = key
+        return self.rows
+
+
 class _RowCache:
     """Values of one per-row computation for every table row under one key, kept up to date
     by row generation (like RowMemo, with the few changed rows done one by one)."""
 
-    __slots__ = ("generation", "in_range", "table", "values")
+    __slots__ = ("changed", "generation", "in_range", "table", "values")
 
-    def __init__(self, table: NodeTable) -> None:
+    def __init__(self, table: NodeTable, changed: _Changed) -> None:
         self.table = table
+        self.changed = changed
         self.generation = -1
         self.values: np.ndarray | None = None
         self.in_range = False  # every value within 0..MAX_NODE_SCORE (scores only)
@@ -98,7 +118,7 @@ class _RowCache:
             values = self.values = np.array(bulk(np.arange(hw, dtype=np.intp)))
             self.in_range = scores and self._check(values)
         else:
-            dirty = np.flatnonzero(t.row_generation[:hw] > self.generation)
+            dirty = self.changed.since(self.generation)
             if len(dirty):
                 new: list[int | None] = []
                 done = len(dirty) <= _MAX_SCALAR_ROWS
@@ -127,10 +147,11 @@ class _Caches:
     """_RowCaches by key (a pod request), the most recently used _MAX_KEYS of them: pods of a
     few workloads in turn each find their rows up to date but for the rows changed since."""
 
-    __slots__ = ("by_key", "table")
+    __slots__ = ("by_key", "changed", "table")
 
-    def __init__(self, table: NodeTable) -> None:
+    def __init__(self, table: NodeTable, changed: _Changed) -> None:
         self.table = table
+        self.changed = changed
         self.by_key: dict[Hashable, _RowCache] = {}
 
     def get(
@@ -146,7 +167,7 @@ class _Caches:
                     self.by_key[key] = cache
                 return None
             if cache is None:
-                cache = _RowCache(self.table)
+                cache = _RowCache(self.table, self.changed)
         self.by_key[key] = cache  # most recently used last
         if len(self.by_key) > _MAX_KEYS:
             del self.by_key[next(iter(self.by_key))]
@@ -179,9 +200,10 @@ class FastPath:
                 self.score_kinds[spl.name] = "taints"
             elif type(spl) is ImageLocality:
                 self.score_kinds[spl.name] = "images"
-        self._codes = _Caches(self.table)
-        self._least = _Caches(self.table)
-        self._balanced = _Caches(self.table)
+        changed = _Changed(self.table)
+        self._codes = _Caches(self.table, changed)
+        self._least = _Caches(self.table, changed)
+        self._balanced = _Caches(self.table, changed)
 
     # ------------------------------------------------------------------ Filter
     def filter(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> FilterOutcome | None:
