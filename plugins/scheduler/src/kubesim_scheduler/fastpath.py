@@ -225,7 +225,7 @@ class FastPath:
                 return None
         req: Resource | None = state.get(_FIT_FILTER_KEY)
         fit_codes: np.ndarray | None = None
-        if "NodeResourcesFit" in active:
+        if self.fit.name in active:
             if req is None:
                 return None
             key = (req.milli_cpu, req.memory, req.ephemeral_storage, tuple(sorted(req.scalar_resources.items())))
