@@ -240,3 +240,30 @@ def test_request_shapes_in_turn_and_partial_scoring(
     assert slow == fast
     assert all(r["node"] is not None for r in fast)
     assert fast_hits["filter"] >= 150 and fast_hits["score"] >= 140, fast_hits
+
+
+def test_shared_pod_requests_equal_parsing_each_pod(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PodInfo's requests shared between pods of equal containers equal each pod's own parse."""
+    from kubesim_scheduler.framework import pod_info as pod_info_module
+    from kubesim_scheduler.framework.pod_info import PodInfo
+
+    def pod(requests: Any, **spec: Any) -> dict[str, Any]:
+        c: dict[str, Any] = {"name": "c"}
+        if requests is not None:
+            c["resources"] = {"requests": requests}
+        return {"metadata": {"name": "p", "namespace": "d"}, "spec": {"containers": [c, {"name": "s"}], **spec}}
+
+    pods = [pod(None), pod({"cpu": "100m"}), pod({"cpu": 1}), pod({"cpu": "1"}), pod({"cpu": 1.5}),
+            pod({"memory": "1Gi", "cpu": "250m"}), pod({"cpu": "250m", "memory": "1Gi"}), pod({"example.com/gpu": "2"}),
+            pod({"cpu": "1"}, overhead={"cpu": "50m"}), pod({"cpu": "1"}, resources={"requests": {"memory": "2Gi"}}),
+            pod({"cpu": "1"}, initContainers=[{"name": "i", "resources": {"requests": {"cpu": "3"}}}])]
+
+    def view(pi: PodInfo) -> tuple[Any, ...]:
+        return (pi.requests, pi.non0_cpu, pi.non0_mem, pi.fit_request,
+                *(pi.score_request(r, u) for r in ("cpu", "memory", "example.com/gpu") for u in (True, False)))
+
+    shared = [view(PodInfo(p)) for p in pods] + [view(PodInfo(p)) for p in pods]  # second round: from the cache
+    monkeypatch.setattr(pod_info_module, "_shared_requests", lambda _pod: None)
+    own = [view(PodInfo(p)) for p in pods] * 2
+    assert shared == own
+    assert view(PodInfo(pods[2])) != view(PodInfo(pods[1]))  # 1 CPU is not 100m
