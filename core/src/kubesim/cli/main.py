@@ -29,7 +29,7 @@ from kubesim.cli.consoles import console
 from kubesim.cli.explain import explain_command
 from kubesim.cli.import_cmd import import_command
 from kubesim.cli.logconfig import configure_logging
-from kubesim.cli.output import OutputError, check_output, dump, write_atomic
+from kubesim.cli.output import OutputError, check_output, write_atomic, write_data
 from kubesim.cli.params import DURATION, TIME
 from kubesim.cli.progress import LIVE_INTERVAL, Mode, RunProgress
 from kubesim.cli.record_cmd import record_command
@@ -93,9 +93,9 @@ def _summary(scenarios: Sequence[Scenario]) -> Table:
     return table
 
 
-def _cluster_listing(runs: Sequence[ScenarioRun], path: str) -> str:
+def _cluster_listing(runs: Sequence[ScenarioRun]) -> dict[str, Any]:
     items = runs[-1].cluster.objects() if runs else []
-    return dump({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}, path)
+    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
 
 
 def _check_outputs(**paths: str | None) -> None:
@@ -119,10 +119,10 @@ def _check_outputs(**paths: str | None) -> None:
         sys.exit(EXIT_INVALID)
 
 
-def _write_output(path: str, text: Callable[[], str]) -> bool:
-    """Write one output; a failure is reported and does not stop the other outputs."""
+def _write_output(path: str, write: Callable[[str], None]) -> bool:
+    """Write one output (`write(path)`); a failure is reported and does not stop the other outputs."""
     try:
-        write_atomic(path, text())
+        write(path)
     except OutputError as exc:
         click.echo(f"error: {exc}", err=True)
         return False
@@ -185,7 +185,7 @@ def build_cli(hooks: Hooks) -> click.Group:
         sinks = {f"--metrics {s.dest}": s.dest for s in (sim.metrics if sim else ()) if not is_stream(s.dest)}
         _check_outputs(**{"--output": output, "--export-cluster": export_cluster, **sinks})
         for path in sinks.values():
-            if not _write_output(path, lambda: ""):  # truncated once: each scenario appends its records
+            if not _write_output(path, lambda p: write_atomic(p, "")):  # truncated once: each scenario appends its records
                 sys.exit(EXIT_FAILED)
         mode: Mode = "off" if verbosity < 0 else "live" if _stderr.is_terminal else "log"
         interrupted: KeyboardInterrupt | None = None
@@ -200,9 +200,10 @@ def build_cli(hooks: Hooks) -> click.Group:
         written = True
         if output and simulator.runs:
             data = [run.to_json() for run in simulator.runs]
-            written = _write_output(output, lambda: dump(data if len(data) > 1 else data[0], output))
+            # streamed to the file: the results' JSON data shares its objects with the runs
+            written = _write_output(output, lambda p: write_data(p, data if len(data) > 1 else data[0]))
         if export_cluster:
-            written = _write_output(export_cluster, lambda: _cluster_listing(simulator.runs, export_cluster)) and written
+            written = _write_output(export_cluster, lambda p: write_data(p, _cluster_listing(simulator.runs))) and written
         if verbosity >= 0 and results:
             _stderr.print(_summary(results))
         if interrupted is not None:

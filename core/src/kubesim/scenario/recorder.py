@@ -31,7 +31,7 @@ from kubesim.api import (
     ScenarioStep,
     ScenarioTimelineEvent,
     TypeMeta,
-    unstructure,
+    unstructure_shared,
 )
 
 if TYPE_CHECKING:
@@ -140,13 +140,14 @@ class TimelineRecorder:
     def json(self) -> dict[str, list[dict[str, Any]]]:
         """The timeline as JSON data (unstructured), converting only events new since the last call.
 
-        The dicts and lists returned are shared with later calls: never mutate them.
+        The dicts and lists returned are shared with later calls, and the Kubernetes objects in
+        them with the events (`unstructure_shared`): never mutate them.
         """
         out: dict[str, list[dict[str, Any]]] = {}
         for step, events in self.timeline.items():
             done = self._json.setdefault(step, [])
             if len(done) < len(events):
-                done.extend(unstructure(e) for e in events[len(done):])
+                done.extend(unstructure_shared(e) for e in events[len(done):])
             out[step] = list(done)
         return out
 
