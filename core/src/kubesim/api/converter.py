@@ -28,7 +28,7 @@ from kubesim.cluster.jsontree import copy_tree
 from kubesim.errors import Problem
 from kubesim.k8s.values import json_kind, non_json_value, show_value
 
-__all__ = ["camel", "converter", "register_enum", "register_interned", "structure", "unstructure",
+__all__ = ["camel", "converter", "register_enum", "register_interned", "register_shared", "structure", "unstructure",
            "unstructure_shared"]
 
 T = TypeVar("T")
@@ -193,23 +193,35 @@ def register_interned(cls: type, *, max_size: int = 65536) -> None:
         return generated(value, t)
 
     converter.register_structure_hook(cls, hook)
-    shared_converter.register_unstructure_hook(cls, _interned_unstructure(cls, max_size))
+    register_shared(cls, max_size=max_size)
 
 
-def _interned_unstructure(cls: type, max_size: int) -> Callable[[Any], Any]:
-    """Unstructure equal values of `cls` to one shared dict (for `unstructure_shared`)."""
-    plain = make_dict_unstructure_fn(cls, shared_converter, **_field_overrides(cls, with_struct=False))
+def register_shared(cls: Any, *, max_size: int = 65536,
+                    key: Callable[[Any], Any] | None = None) -> None:
+    """`unstructure_shared` writes equal values of `cls` (a frozen attrs class, or a type such as
+    dict[str, X] with `key` making its values hashable) as one shared JSON value.
+
+    For the small values a timeline repeats by the hundred thousand (steps, score results): the
+    cache holds at most `max_size` of them and starts over when full.
+    """
+    plain = (make_dict_unstructure_fn(cls, shared_converter, **_field_overrides(cls, with_struct=False))
+             if attrs.has(cls) else shared_converter.gen_unstructure_mapping(cls))
     cache: dict[Any, Any] = {}
+    keyed = key or (lambda value: value)
 
     def hook(value: Any) -> Any:
-        hit = cache.get(value)
+        k = keyed(value)
+        hit = cache.get(k)
         if hit is None:
             if len(cache) >= max_size:
                 cache.clear()
-            hit = cache[value] = plain(value)
+            hit = cache[k] = plain(value)
         return hit
 
-    return hook
+    if attrs.has(cls):
+        shared_converter.register_unstructure_hook(cls, hook)
+    else:
+        shared_converter.register_unstructure_hook_func(lambda t: t == cls, hook)
 
 
 def structure(data: Any, cls: type[T], *, path: str = "", file: str | None = None) -> T:

@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from kubesim.api.converter import register_interned
+from kubesim.api.converter import register_interned, register_shared
 from kubesim.api.operations import (
     CreateOperation,
     DeleteOperation,
@@ -45,6 +45,9 @@ class ScenarioPluginsScoreResult:
 
 
 register_interned(ScenarioPluginsScoreResult)  # a large result holds ~10^5 of them, few distinct
+# one node's scores {plugin: score}: many nodes and pods have the same ones
+register_shared(ScenarioStep)  # each pod's events name the same few steps (created, bound, attempted)
+register_shared(dict[str, ScenarioPluginsScoreResult], key=lambda scores: tuple(scores.items()))
 
 
 @attrs.frozen

@@ -23,20 +23,13 @@ import structlog
 from rich.table import Table
 
 from kubesim.api import Scenario, ScenarioPhase
-from kubesim.cli.capacity import capacity_command
-from kubesim.cli.compare import compare_command
 from kubesim.cli.consoles import console
-from kubesim.cli.explain import explain_command
-from kubesim.cli.import_cmd import import_command
+from kubesim.cli.lazy import LazyGroup
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, write_atomic, write_data
 from kubesim.cli.params import DURATION, TIME
 from kubesim.cli.progress import LIVE_INTERVAL, Mode, RunProgress
-from kubesim.cli.record_cmd import record_command
-from kubesim.cli.report import report_command
-from kubesim.cli.serve import serve_command
 from kubesim.cli.simtime_options import is_stream, simtime_from_cli, simtime_options
-from kubesim.cli.sweep import sweep_command
 from kubesim.cli.validate import check_step_times, load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
 from kubesim.controllers.settle import MAX_OBJECTS, SettleLimits
@@ -132,7 +125,7 @@ def _write_output(path: str, write: Callable[[str], None]) -> bool:
 def build_cli(hooks: Hooks) -> click.Group:
     """The click command group, with `run` options contributed by plugins."""
 
-    @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+    @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
     @click.version_option(package_name="kubesim")
     def cli() -> None:
         """kubesim: deterministic scenario-based simulation of Kubernetes schedulers and controllers."""
@@ -261,14 +254,14 @@ def build_cli(hooks: Hooks) -> click.Group:
             table.add_row(i.name, i.distribution or "-", i.version or "-", ", ".join(i.hooks))
         console().print(table)
 
-    cli.add_command(report_command(hooks))
-    cli.add_command(compare_command(hooks))
-    cli.add_command(explain_command())
-    cli.add_command(serve_command(hooks))
-    cli.add_command(import_command(hooks))
-    cli.add_command(record_command(hooks))
-    cli.add_command(capacity_command(hooks))
-    cli.add_command(sweep_command(hooks))
+    assert isinstance(cli, LazyGroup)
+    # imported when used: `kubesim run` does not pay for plotting, the web app or the tables
+    for name, module, factory in (("report", "report", "report_command"), ("compare", "compare", "compare_command"),
+                                  ("serve", "serve", "serve_command"), ("import", "import_cmd", "import_command"),
+                                  ("record", "record_cmd", "record_command"),
+                                  ("capacity", "capacity", "capacity_command"), ("sweep", "sweep", "sweep_command")):
+        cli.add_lazy_command(name, f"kubesim.cli.{module}", factory, hooks)
+    cli.add_lazy_command("explain", "kubesim.cli.explain", "explain_command")
     return cli
 
 
