@@ -53,15 +53,27 @@ def _score_result(triple: tuple[int, int, int]) -> ScenarioPluginsScoreResult:
     return hit
 
 
+_SCORE_MAPS: dict[tuple[tuple[str, tuple[int, int, int]], ...], dict[str, ScenarioPluginsScoreResult]] = {}
+
+
+def _score_map(per: dict[str, tuple[int, int, int]]) -> dict[str, ScenarioPluginsScoreResult]:
+    """One node's {plugin: score result}, one shared (read-only) dict per distinct map: most nodes
+    and pods repeat a few (about 1.5 KB a pod at --detail summary otherwise)."""
+    key = tuple(per.items())
+    hit = _SCORE_MAPS.get(key)
+    if hit is None:
+        if len(_SCORE_MAPS) >= _SCORE_RESULTS_MAX:
+            _SCORE_MAPS.clear()
+        hit = _SCORE_MAPS[key] = {p: _score_result(t) for p, t in per.items()}
+    return hit
+
+
 def schedule_result(attempt: ScheduleAttempt, step: ScenarioStep, detail: str) -> ScenarioPodScheduleResult:
     """One attempt as a ScenarioPodScheduleResult at `detail` (full, summary or none)."""
     message = attempt.message() or None
     if detail == "none":
         return ScenarioPodScheduleResult(step=step, message=message)
-    scores = {
-        node: {p: _score_result(t) for p, t in per.items()}
-        for node, per in attempt.score_triples().items()
-    }
+    scores = {node: _score_map(per) for node, per in attempt.score_triples().items()}
     if detail == "full":
         return ScenarioPodScheduleResult(
             step=step,
