@@ -18,6 +18,7 @@ import cProfile
 import io
 import json
 import pstats
+import resource
 import sys
 import tempfile
 import time
@@ -27,6 +28,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples" / "migration"))
 
 from generate_trace import generate  # noqa: E402
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident set size so far."""
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024
 
 
 def config(nodes: int, tick: int) -> str:
@@ -77,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             if profiler is not None:
                 profiler.disable()
         wall = time.perf_counter() - began
+        peak_mib = peak_rss_mib()  # the run's peak, before the result is read back here
         result = json.loads((work / "result.json").read_text())
     status = result["status"]
     step = status["stepStatus"]["step"]["major"]
@@ -87,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
           f"migrate={not args.no_migrate}")
     print(f"  phase {status['phase']}, {step} ticks = {simulated:.2f} simulated hours, {migrations} migrations")
     print(f"  wall {wall:.1f} s -> {simulated / wall:.3f} simulated hours per wall second")
+    print(f"  peak RSS {peak_mib:.0f} MiB ({peak_mib * 1024 / max(args.jobs, 1):.0f} KB per job, all in)")
     if profiler is not None:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(args.profile)

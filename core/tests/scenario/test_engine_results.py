@@ -45,6 +45,24 @@ def test_published_status_and_to_json_equal_a_full_conversion(testplugin: types.
     assert sum(len(v) for v in full["status"]["scenarioResult"]["timeline"].values()) == run.timeline.event_count() > 3
 
 
+def test_results_share_the_objects_and_leave_the_scenario_as_given(testplugin: types.ModuleType) -> None:
+    [scenario] = load_scenarios(DATA / "scenarios" / "marker.yaml")
+    given = unstructure(scenario)
+    sim = Simulator(hooks_with(testplugin), EngineOptions())
+    [result] = sim.run([scenario])
+    run = sim.runs[0]
+    assert unstructure(result)["metadata"] == given["metadata"]  # the cluster's uid etc. did not leak in
+    objects = [op.get("createOperation", {}).get("object") for op in unstructure(result)["spec"]["operations"]]
+    assert objects == [op.get("createOperation", {}).get("object") for op in given["spec"]["operations"]]
+    stored = next(o for o in run.cluster.list(API_VERSION, "Scenario"))
+    op = result.spec.operations[0].create_operation
+    assert op is not None
+    # one copy of each operation's object: the spec stored in the cluster and the timeline share it
+    assert stored["spec"]["operations"][0]["createOperation"]["object"] is op.object
+    first = run.to_json()["status"]["scenarioResult"]["timeline"]["0"][0]
+    assert first["create"]["operation"]["object"] is op.object
+
+
 def test_recorder_json_converts_each_event_once() -> None:
     step = ScenarioStep(0, 0)
     rec = TimelineRecorder(lambda: step)
