@@ -108,3 +108,39 @@ def test_the_stored_spec_is_read_again_only_after_a_write_to_it(testplugin: type
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}))])
     assert [op.id for op in run.scenario.spec.operations][-1] == "more"
     run.close()
+
+
+def test_a_pod_retried_unchanged_is_one_object_in_the_timeline() -> None:
+    from kubesim.api import PodResult
+
+    step = ScenarioStep(1, 0)
+    rec = TimelineRecorder(lambda: step)
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "status": {"conditions": [{"type": "PodScheduled", "status": "False"}]}}
+
+    def unscheduled(obj: dict) -> dict:
+        event = rec.record_pod("podUnscheduled", PodResult(obj, step), actor="scheduler")
+        assert event.pod_unscheduled is not None
+        return event.pod_unscheduled.pod
+
+    first = unscheduled(pod)
+    assert unscheduled({**pod, "status": {"conditions": [{"type": "PodScheduled", "status": "False"}]}}) is first
+    changed = {**pod, "status": {"phase": "Pending"}}
+    assert unscheduled(changed) is changed  # a different pod is kept as it is
+    rec.record_pod("podScheduled", PodResult(changed, step, bound_to="n1"), actor="scheduler")
+    again = dict(changed)
+    assert unscheduled(again) is again  # forgotten once scheduled
+    assert rec.json()["1"][1]["podUnscheduled"]["pod"] is first
+
+
+def test_equal_pods_written_differently_are_not_shared() -> None:
+    from kubesim.api import PodResult
+
+    step = ScenarioStep(1, 0)
+    rec = TimelineRecorder(lambda: step)
+    first = {"metadata": {"name": "p", "namespace": "default"}, "spec": {"priority": 1}}
+    for other in ({"spec": {"priority": 1}, "metadata": {"name": "p", "namespace": "default"}},  # member order
+                  {"metadata": {"name": "p", "namespace": "default"}, "spec": {"priority": 1.0}}):  # 1 vs 1.0
+        rec.record_pod("podUnscheduled", PodResult(first, step), actor="scheduler")
+        event = rec.record_pod("podUnscheduled", PodResult(other, step), actor="scheduler")
+        assert event.pod_unscheduled is not None and event.pod_unscheduled.pod is other
