@@ -144,3 +144,16 @@ def test_equal_pods_written_differently_are_not_shared() -> None:
         rec.record_pod("podUnscheduled", PodResult(first, step), actor="scheduler")
         event = rec.record_pod("podUnscheduled", PodResult(other, step), actor="scheduler")
         assert event.pod_unscheduled is not None and event.pod_unscheduled.pod is other
+
+
+def test_recorder_json_gives_out_a_step_list_again_only_while_it_is_unchanged() -> None:
+    step = ScenarioStep(0, 0)
+    rec = TimelineRecorder(lambda: step)
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "default"}}
+    rec.record(id="a", actor="scenario", create=_create_result(cm))
+    first = rec.json()
+    step = ScenarioStep(1, 0)
+    rec.record(id="b", actor="scenario", create=_create_result(cm))
+    second = rec.json()
+    assert second["0"] is first["0"]  # step 0 has not changed: the same (never mutated) list
+    assert [e["id"] for e in second["1"]] == ["b"]

@@ -64,6 +64,7 @@ class TimelineRecorder:
         self._counter = 0
         self._pod_created: dict[tuple[str, str], ScenarioStep] = {}
         self._json: dict[str, list[dict[str, Any]]] = {}
+        self._published: dict[str, list[dict[str, Any]]] = {}  # the lists json() last gave out
         self._unscheduled: dict[tuple[str, str], dict[str, Any]] = {}  # pod key -> its last podUnscheduled pod
         self.on_record: Callable[[ScenarioTimelineEvent], None] | None = None
         """Called with every event recorded (the engine's live progress counts)."""
@@ -161,7 +162,11 @@ class TimelineRecorder:
             done = self._json.setdefault(step, [])
             if len(done) < len(events):
                 done.extend(unstructure_shared(e) for e in events[len(done):])
-            out[step] = list(done)
+            published = self._published.get(step)
+            if published is None or len(published) != len(done):
+                # a step's list given out never changes: a new one when the step has new events
+                published = self._published[step] = list(done)
+            out[step] = published
         return out
 
     def event_count(self) -> int:
