@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples" / "migration"))
@@ -43,6 +44,32 @@ def config(nodes: int, tick: int) -> str:
         lines += [f"- metadata: {{name: zone{i:02d}}}",
                   "  status: {allocatable: {cpu: 120, memory: 450G, pods: 1000}}"]
     return "\n".join(lines) + "\n"
+
+
+def read_summary(path: Path) -> tuple[dict[str, Any], int]:
+    """The result's status without its timeline, and how many podMigrated events it holds.
+
+    Read line by line (kubesim writes one event a line): the full run's result is several GB
+    of text, mostly podUnscheduled events of pending jobs, too big to load back whole.
+    """
+    head: list[str] = []
+    migrations = 0
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if head and head[-1] is not _END:
+                if line.startswith('    "scenarioResult": {'):
+                    head.append(_END)
+                else:
+                    head.append(line)
+            elif line.startswith('  "status": {'):
+                head.append("{")
+            elif '"podMigrated": {' in line:
+                migrations += 1
+    status: dict[str, Any] = json.loads("".join(h for h in head if h is not _END).rstrip().rstrip(",") + "}")
+    return status, migrations
+
+
+_END = "end of the status head"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,11 +112,8 @@ def main(argv: list[str] | None = None) -> int:
                 profiler.disable()
         wall = time.perf_counter() - began
         peak_mib = peak_rss_mib()  # the run's peak, before the result is read back here
-        result = json.loads((work / "result.json").read_text())
-    status = result["status"]
+        status, migrations = read_summary(work / "result.json")
     step = status["stepStatus"]["step"]["major"]
-    timeline = status["scenarioResult"]["timeline"]
-    migrations = sum(1 for events in timeline.values() for e in events if "podMigrated" in e)
     simulated = step * args.tick / 3600
     print(f"migration: {args.jobs} jobs x {args.samples} samples, {args.nodes} nodes, tick {args.tick}s, "
           f"migrate={not args.no_migrate}")
