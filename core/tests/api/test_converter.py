@@ -175,3 +175,15 @@ def test_unstructure_shared_keeps_enums_and_omitted_fields() -> None:
 
     status = ScenarioStepStatus(step=ScenarioStep(2, 1), phase=StepPhase.CONTROLLER_RUNNING)
     assert unstructure_shared(status) == unstructure(status)
+
+
+def test_unstructure_shared_shares_the_empty_parts_of_an_attempt() -> None:
+    from kubesim.api import unstructure_shared
+
+    first = unstructure_shared(ScenarioPodScheduleResult(step=ScenarioStep(1, 1), message="0/2 nodes are available"))
+    second = unstructure_shared(ScenarioPodScheduleResult(step=ScenarioStep(1, 2), message="0/2 nodes are available"))
+    assert first["allCandidateNodes"] is second["allFilteredNodes"] == []
+    assert first["pluginResults"] is second["pluginResults"] == {"filter": {}, "score": {}}
+    full = ScenarioPodScheduleResult(all_candidate_nodes=["n1"], filter_reason_counts={"Insufficient cpu": 1},
+                                     plugin_results=ScenarioPluginsResults(filter={"n1": {"Fit": "passed"}}))
+    assert unstructure_shared(full) == unstructure(full)  # what is not empty is written as it is

@@ -199,18 +199,21 @@ def register_interned(cls: type, *, max_size: int = 65536) -> None:
 def register_shared(cls: Any, *, max_size: int = 65536,
                     key: Callable[[Any], Any] | None = None) -> None:
     """`unstructure_shared` writes equal values of `cls` (a frozen attrs class, or a type such as
-    dict[str, X] with `key` making its values hashable) as one shared JSON value.
+    dict[str, X] with `key` making its values hashable) as one shared JSON value. A value whose
+    `key` is None is written on its own.
 
     For the small values a timeline repeats by the hundred thousand (steps, score results): the
     cache holds at most `max_size` of them and starts over when full.
     """
     plain = (make_dict_unstructure_fn(cls, shared_converter, **_field_overrides(cls, with_struct=False))
-             if attrs.has(cls) else shared_converter.gen_unstructure_mapping(cls))
+             if attrs.has(cls) else shared_converter.get_unstructure_hook(cls))
     cache: dict[Any, Any] = {}
     keyed = key or (lambda value: value)
 
     def hook(value: Any) -> Any:
         k = keyed(value)
+        if k is None:
+            return plain(value)
         hit = cache.get(k)
         if hit is None:
             if len(cache) >= max_size:

@@ -68,9 +68,25 @@ def _score_map(per: dict[str, tuple[int, int, int]]) -> dict[str, ScenarioPlugin
     return hit
 
 
+_MESSAGES: dict[str, str] = {}
+
+
+def _message(text: str) -> str | None:
+    """The attempt's message, one shared string per distinct text: a pending pod retried every
+    tick gets the same FitError message each time."""
+    if not text:
+        return None
+    hit = _MESSAGES.get(text)
+    if hit is None:
+        if len(_MESSAGES) >= _SCORE_RESULTS_MAX:
+            _MESSAGES.clear()
+        hit = _MESSAGES[text] = text
+    return hit
+
+
 def schedule_result(attempt: ScheduleAttempt, step: ScenarioStep, detail: str) -> ScenarioPodScheduleResult:
     """One attempt as a ScenarioPodScheduleResult at `detail` (full, summary or none)."""
-    message = attempt.message() or None
+    message = _message(attempt.message())
     if detail == "none":
         return ScenarioPodScheduleResult(step=step, message=message)
     scores = {node: _score_map(per) for node, per in attempt.score_triples().items()}
