@@ -60,3 +60,14 @@ def test_write_data_writes_what_dump_serializes(tmp_path: Any) -> None:
     for name in ("r.json", "r.yaml"):
         write_data(tmp_path / name, data)
         assert (tmp_path / name).read_text(encoding="utf-8") == dump(data, name)
+
+
+def test_yaml_writes_shared_values_in_full(tmp_path: Any) -> None:
+    from kubesim.cli.output import write_data
+
+    shared = {"metadata": {"name": "p"}}
+    data = {"spec": {"object": shared}, "timeline": [{"create": {"operation": {"object": shared}}}]}
+    text = dump(data, "r.yaml")
+    assert "&" not in text and "*" not in text  # no anchors or aliases: kubesim's loader refuses them
+    write_data(tmp_path / "r.yaml", data)
+    assert (tmp_path / "r.yaml").read_text(encoding="utf-8") == text

@@ -24,7 +24,15 @@ class OutputError(Exception):
     """An output path that cannot be written, with the path and the reason."""
 
 
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when PyYAML was built with it
+_BASE_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when PyYAML was built with it
+
+
+class _DUMPER(_BASE_DUMPER):  # type: ignore[misc]
+    """Writes a value shared by several places (results share objects) in full at each place,
+    never as a YAML anchor and alias (which kubesim's own loader refuses)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), check_circular=False).encode
 
 
