@@ -18,15 +18,23 @@ import cProfile
 import io
 import json
 import pstats
+import resource
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples" / "migration"))
 
 from generate_trace import generate  # noqa: E402
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident set size so far."""
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024
 
 
 def config(nodes: int, tick: int) -> str:
@@ -36,6 +44,32 @@ def config(nodes: int, tick: int) -> str:
         lines += [f"- metadata: {{name: zone{i:02d}}}",
                   "  status: {allocatable: {cpu: 120, memory: 450G, pods: 1000}}"]
     return "\n".join(lines) + "\n"
+
+
+def read_summary(path: Path) -> tuple[dict[str, Any], int]:
+    """The result's status without its timeline, and how many podMigrated events it holds.
+
+    Read line by line (kubesim writes one event a line): the full run's result is several GB
+    of text, mostly podUnscheduled events of pending jobs, too big to load back whole.
+    """
+    head: list[str] = []
+    migrations = 0
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if head and head[-1] is not _END:
+                if line.startswith('    "scenarioResult": {'):
+                    head.append(_END)
+                else:
+                    head.append(line)
+            elif line.startswith('  "status": {'):
+                head.append("{")
+            elif '"podMigrated": {' in line:
+                migrations += 1
+    status: dict[str, Any] = json.loads("".join(h for h in head if h is not _END).rstrip().rstrip(",") + "}")
+    return status, migrations
+
+
+_END = "end of the status head"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,16 +111,15 @@ def main(argv: list[str] | None = None) -> int:
             if profiler is not None:
                 profiler.disable()
         wall = time.perf_counter() - began
-        result = json.loads((work / "result.json").read_text())
-    status = result["status"]
+        peak_mib = peak_rss_mib()  # the run's peak, before the result is read back here
+        status, migrations = read_summary(work / "result.json")
     step = status["stepStatus"]["step"]["major"]
-    timeline = status["scenarioResult"]["timeline"]
-    migrations = sum(1 for events in timeline.values() for e in events if "podMigrated" in e)
     simulated = step * args.tick / 3600
     print(f"migration: {args.jobs} jobs x {args.samples} samples, {args.nodes} nodes, tick {args.tick}s, "
           f"migrate={not args.no_migrate}")
     print(f"  phase {status['phase']}, {step} ticks = {simulated:.2f} simulated hours, {migrations} migrations")
     print(f"  wall {wall:.1f} s -> {simulated / wall:.3f} simulated hours per wall second")
+    print(f"  peak RSS {peak_mib:.0f} MiB ({peak_mib * 1024 / max(args.jobs, 1):.0f} KB per job, all in)")
     if profiler is not None:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(args.profile)

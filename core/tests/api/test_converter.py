@@ -138,3 +138,52 @@ def test_pod_results_use_the_kep_json_names() -> None:
             }],
         },
     }
+
+
+def _scheduled_event(pod: dict[str, Any]) -> ScenarioTimelineEvent:
+    score = ScenarioPluginsScoreResult(3, 30, 60)
+    attempt = ScenarioPodScheduleResult(
+        step=ScenarioStep(1, 4), plugin_results=ScenarioPluginsResults(
+            score={"n1": {"Fit": score, "Taint": ScenarioPluginsScoreResult(0, 100, 300)}, "n2": {"Fit": score}}),
+        message=None, candidate_node_count=2, filtered_node_count=2, filter_reason_counts={})
+    result = PodResult(pod, ScenarioStep(1, 0), bound_to="n1", bound_at=ScenarioStep(1, 4), schedule_result=[attempt])
+    return ScenarioTimelineEvent(id="event-1", step=ScenarioStep(1, 4), actor="scheduler", pod_scheduled=result)
+
+
+def test_unstructure_shared_writes_the_same_json_sharing_the_objects() -> None:
+    import json
+
+    from kubesim.api import unstructure_shared
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"nodeName": "n1"}}
+    event = _scheduled_event(pod)
+    shared, copied = unstructure_shared(event), unstructure(event)
+    assert json.dumps(shared) == json.dumps(copied)  # same members in the same order
+    assert shared["podScheduled"]["pod"] is pod  # the object itself, not a copy
+    assert copied["podScheduled"]["pod"] is not pod
+    attempt = shared["podScheduled"]["scheduleResult"][0]
+    # equal small values are one dict: steps, score results, one node's scores
+    assert attempt["step"] is shared["step"] is shared["podScheduled"]["boundAt"]
+    assert attempt["pluginResults"]["score"]["n2"]["Fit"] is attempt["pluginResults"]["score"]["n1"]["Fit"]
+    again = unstructure_shared(_scheduled_event(dict(pod)))
+    assert again["podScheduled"]["scheduleResult"][0]["pluginResults"]["score"]["n1"] \
+        is attempt["pluginResults"]["score"]["n1"]
+
+
+def test_unstructure_shared_keeps_enums_and_omitted_fields() -> None:
+    from kubesim.api import ScenarioStepStatus, unstructure_shared
+
+    status = ScenarioStepStatus(step=ScenarioStep(2, 1), phase=StepPhase.CONTROLLER_RUNNING)
+    assert unstructure_shared(status) == unstructure(status)
+
+
+def test_unstructure_shared_shares_the_empty_parts_of_an_attempt() -> None:
+    from kubesim.api import unstructure_shared
+
+    first = unstructure_shared(ScenarioPodScheduleResult(step=ScenarioStep(1, 1), message="0/2 nodes are available"))
+    second = unstructure_shared(ScenarioPodScheduleResult(step=ScenarioStep(1, 2), message="0/2 nodes are available"))
+    assert first["allCandidateNodes"] is second["allFilteredNodes"] == []
+    assert first["pluginResults"] is second["pluginResults"] == {"filter": {}, "score": {}}
+    full = ScenarioPodScheduleResult(all_candidate_nodes=["n1"], filter_reason_counts={"Insufficient cpu": 1},
+                                     plugin_results=ScenarioPluginsResults(filter={"n1": {"Fit": "passed"}}))
+    assert unstructure_shared(full) == unstructure(full)  # what is not empty is written as it is

@@ -37,3 +37,37 @@ def test_yaml_output_reads_back() -> None:
     import yaml
 
     assert yaml.safe_load(dump(data, "state.yaml")) == data
+
+
+def test_streamed_json_is_the_same_text(monkeypatch: Any) -> None:
+    import io
+
+    from kubesim.cli import output
+
+    monkeypatch.setattr(output, "_FLUSH_PARTS", 3)  # a flush inside nearly every list
+    rng = random.Random(9)
+    for _ in range(500):
+        value = _value(rng, 0)
+        fh = io.StringIO()
+        output.write_json(value, fh)
+        assert fh.getvalue() == dump_json(value)
+
+
+def test_write_data_writes_what_dump_serializes(tmp_path: Any) -> None:
+    from kubesim.cli.output import write_data
+
+    data = {"a": [1, {"b": "é"}], "c": {"d": None}, "e": []}
+    for name in ("r.json", "r.yaml"):
+        write_data(tmp_path / name, data)
+        assert (tmp_path / name).read_text(encoding="utf-8") == dump(data, name)
+
+
+def test_yaml_writes_shared_values_in_full(tmp_path: Any) -> None:
+    from kubesim.cli.output import write_data
+
+    shared = {"metadata": {"name": "p"}}
+    data = {"spec": {"object": shared}, "timeline": [{"create": {"operation": {"object": shared}}}]}
+    text = dump(data, "r.yaml")
+    assert "&" not in text and "*" not in text  # no anchors or aliases: kubesim's loader refuses them
+    write_data(tmp_path / "r.yaml", data)
+    assert (tmp_path / "r.yaml").read_text(encoding="utf-8") == text

@@ -45,6 +45,24 @@ def test_published_status_and_to_json_equal_a_full_conversion(testplugin: types.
     assert sum(len(v) for v in full["status"]["scenarioResult"]["timeline"].values()) == run.timeline.event_count() > 3
 
 
+def test_results_share_the_objects_and_leave_the_scenario_as_given(testplugin: types.ModuleType) -> None:
+    [scenario] = load_scenarios(DATA / "scenarios" / "marker.yaml")
+    given = unstructure(scenario)
+    sim = Simulator(hooks_with(testplugin), EngineOptions())
+    [result] = sim.run([scenario])
+    run = sim.runs[0]
+    assert unstructure(result)["metadata"] == given["metadata"]  # the cluster's uid etc. did not leak in
+    objects = [op.get("createOperation", {}).get("object") for op in unstructure(result)["spec"]["operations"]]
+    assert objects == [op.get("createOperation", {}).get("object") for op in given["spec"]["operations"]]
+    stored = next(o for o in run.cluster.list(API_VERSION, "Scenario"))
+    op = result.spec.operations[0].create_operation
+    assert op is not None
+    # one copy of each operation's object: the spec stored in the cluster and the timeline share it
+    assert stored["spec"]["operations"][0]["createOperation"]["object"] is op.object
+    first = run.to_json()["status"]["scenarioResult"]["timeline"]["0"][0]
+    assert first["create"]["operation"]["object"] is op.object
+
+
 def test_recorder_json_converts_each_event_once() -> None:
     step = ScenarioStep(0, 0)
     rec = TimelineRecorder(lambda: step)
@@ -90,3 +108,52 @@ def test_the_stored_spec_is_read_again_only_after_a_write_to_it(testplugin: type
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}))])
     assert [op.id for op in run.scenario.spec.operations][-1] == "more"
     run.close()
+
+
+def test_a_pod_retried_unchanged_is_one_object_in_the_timeline() -> None:
+    from kubesim.api import PodResult
+
+    step = ScenarioStep(1, 0)
+    rec = TimelineRecorder(lambda: step)
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "status": {"conditions": [{"type": "PodScheduled", "status": "False"}]}}
+
+    def unscheduled(obj: dict) -> dict:
+        event = rec.record_pod("podUnscheduled", PodResult(obj, step), actor="scheduler")
+        assert event.pod_unscheduled is not None
+        return event.pod_unscheduled.pod
+
+    first = unscheduled(pod)
+    assert unscheduled({**pod, "status": {"conditions": [{"type": "PodScheduled", "status": "False"}]}}) is first
+    changed = {**pod, "status": {"phase": "Pending"}}
+    assert unscheduled(changed) is changed  # a different pod is kept as it is
+    rec.record_pod("podScheduled", PodResult(changed, step, bound_to="n1"), actor="scheduler")
+    again = dict(changed)
+    assert unscheduled(again) is again  # forgotten once scheduled
+    assert rec.json()["1"][1]["podUnscheduled"]["pod"] is first
+
+
+def test_equal_pods_written_differently_are_not_shared() -> None:
+    from kubesim.api import PodResult
+
+    step = ScenarioStep(1, 0)
+    rec = TimelineRecorder(lambda: step)
+    first = {"metadata": {"name": "p", "namespace": "default"}, "spec": {"priority": 1}}
+    for other in ({"spec": {"priority": 1}, "metadata": {"name": "p", "namespace": "default"}},  # member order
+                  {"metadata": {"name": "p", "namespace": "default"}, "spec": {"priority": 1.0}}):  # 1 vs 1.0
+        rec.record_pod("podUnscheduled", PodResult(first, step), actor="scheduler")
+        event = rec.record_pod("podUnscheduled", PodResult(other, step), actor="scheduler")
+        assert event.pod_unscheduled is not None and event.pod_unscheduled.pod is other
+
+
+def test_recorder_json_gives_out_a_step_list_again_only_while_it_is_unchanged() -> None:
+    step = ScenarioStep(0, 0)
+    rec = TimelineRecorder(lambda: step)
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "default"}}
+    rec.record(id="a", actor="scenario", create=_create_result(cm))
+    first = rec.json()
+    step = ScenarioStep(1, 0)
+    rec.record(id="b", actor="scenario", create=_create_result(cm))
+    second = rec.json()
+    assert second["0"] is first["0"]  # step 0 has not changed: the same (never mutated) list
+    assert [e["id"] for e in second["1"]] == ["b"]

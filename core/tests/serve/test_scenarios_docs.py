@@ -16,7 +16,9 @@ DOC = Path(__file__).resolve().parents[3] / "docs" / "serve.md"
 def test_every_serve_option_is_in_the_guide() -> None:
     hooks = load_plugins()
     plugin_options = {o.name for o in hooks.run_options()}
-    serve = build_cli(hooks).commands["serve"]
+    cli = build_cli(hooks)
+    serve = cli.get_command(click.Context(cli), "serve")
+    assert serve is not None
     text = DOC.read_text(encoding="utf-8")
     missing = [opt for p in serve.params if isinstance(p, click.Option) and p.name not in plugin_options
                for opt in p.opts if opt.startswith("--") and opt not in ("--verbose", "--quiet", "--help")

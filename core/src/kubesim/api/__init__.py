@@ -1,6 +1,6 @@
 """The Scenario API (KEP-140): attrs types, the JSON converter and file loading."""
 
-from kubesim.api.converter import converter, structure, unstructure
+from kubesim.api.converter import converter, structure, unstructure, unstructure_shared
 from kubesim.api.operations import (
     CreateOperation,
     CreateOptions,
@@ -82,4 +82,5 @@ __all__ = [
     "converter",
     "structure",
     "unstructure",
+    "unstructure_shared",
 ]

@@ -28,7 +28,8 @@ from kubesim.cluster.jsontree import copy_tree
 from kubesim.errors import Problem
 from kubesim.k8s.values import json_kind, non_json_value, show_value
 
-__all__ = ["camel", "converter", "register_enum", "register_interned", "structure", "unstructure"]
+__all__ = ["camel", "converter", "register_enum", "register_interned", "register_shared", "structure", "unstructure",
+           "unstructure_shared"]
 
 T = TypeVar("T")
 
@@ -44,6 +45,9 @@ def camel(name: str) -> str:
 
 
 converter = cattrs.Converter(forbid_extra_keys=True)
+
+shared_converter = cattrs.Converter()
+"""Unstructures only, sharing what it can with the value written: see `unstructure_shared`."""
 
 
 def _strict(kind: type, label: str) -> Callable[[Any, Any], Any]:
@@ -86,6 +90,8 @@ converter.register_structure_hook_func(lambda t: t == dict[str, Any], _structure
 # Kubernetes objects are plain JSON trees: written out as a copy of the tree, about five
 # times faster than cattrs' per-value dispatch (a large result holds tens of thousands).
 converter.register_unstructure_hook_func(lambda t: t == dict[str, Any], copy_tree)
+# ... or, for final values nobody mutates (timeline events), the objects themselves.
+shared_converter.register_unstructure_hook_func(lambda t: t == dict[str, Any], lambda value: value)
 
 
 def _structure_enum(value: Any, cls: type[enum.Enum]) -> enum.Enum:
@@ -101,6 +107,7 @@ def register_enum(cls: type[enum.Enum]) -> None:
     otherwise dispatch to the plain `str` hooks by their MRO."""
     converter.register_structure_hook(cls, _structure_enum)
     converter.register_unstructure_hook(cls, lambda e: e.value)
+    shared_converter.register_unstructure_hook(cls, lambda e: e.value)
 
 
 def _patch_text(value: Any, _: Any) -> str:
@@ -138,8 +145,8 @@ def _structure_factory(cls: type) -> Callable[[Any, Any], Any]:
     return hook
 
 
-def _unstructure_factory(cls: type) -> Callable[[Any], Any]:
-    return make_dict_unstructure_fn(cls, converter, **_field_overrides(cls, with_struct=False))
+def _unstructure_factory(cls: type, conv: cattrs.Converter) -> Callable[[Any], Any]:
+    return make_dict_unstructure_fn(cls, conv, **_field_overrides(cls, with_struct=False))
 
 
 converter.register_structure_hook_factory(attrs.has, _structure_factory)
@@ -158,6 +165,7 @@ def _list_factory(t: Any, conv: cattrs.Converter) -> Callable[[Any, Any], Any]:
 
 converter.register_structure_hook_factory(is_sequence, _list_factory)
 converter.register_unstructure_hook_factory(attrs.has, _unstructure_factory)
+shared_converter.register_unstructure_hook_factory(attrs.has, _unstructure_factory)
 
 
 def register_interned(cls: type, *, max_size: int = 65536) -> None:
@@ -185,6 +193,38 @@ def register_interned(cls: type, *, max_size: int = 65536) -> None:
         return generated(value, t)
 
     converter.register_structure_hook(cls, hook)
+    register_shared(cls, max_size=max_size)
+
+
+def register_shared(cls: Any, *, max_size: int = 65536,
+                    key: Callable[[Any], Any] | None = None) -> None:
+    """`unstructure_shared` writes equal values of `cls` (a frozen attrs class, or a type such as
+    dict[str, X] with `key` making its values hashable) as one shared JSON value. A value whose
+    `key` is None is written on its own.
+
+    For the small values a timeline repeats by the hundred thousand (steps, score results): the
+    cache holds at most `max_size` of them and starts over when full.
+    """
+    plain = (make_dict_unstructure_fn(cls, shared_converter, **_field_overrides(cls, with_struct=False))
+             if attrs.has(cls) else shared_converter.get_unstructure_hook(cls))
+    cache: dict[Any, Any] = {}
+    keyed = key or (lambda value: value)
+
+    def hook(value: Any) -> Any:
+        k = keyed(value)
+        if k is None:
+            return plain(value)
+        hit = cache.get(k)
+        if hit is None:
+            if len(cache) >= max_size:
+                cache.clear()
+            hit = cache[k] = plain(value)
+        return hit
+
+    if attrs.has(cls):
+        shared_converter.register_unstructure_hook(cls, hook)
+    else:
+        shared_converter.register_unstructure_hook_func(lambda t: t == cls, hook)
 
 
 def structure(data: Any, cls: type[T], *, path: str = "", file: str | None = None) -> T:
@@ -202,6 +242,16 @@ def structure(data: Any, cls: type[T], *, path: str = "", file: str | None = Non
 def unstructure(obj: Any) -> Any:
     """attrs -> plain JSON-ready data with camelCase keys."""
     return converter.unstructure(obj)
+
+
+def unstructure_shared(obj: Any) -> Any:
+    """As `unstructure`, but the JSON data shares parts with `obj` and with earlier results.
+
+    Kubernetes objects (dict[str, Any] fields) are the objects themselves, not copies, and
+    equal interned values (score results) become one dict. For final values that nobody
+    mutates, and whose JSON nobody mutates either: timeline events, kept for a whole run.
+    """
+    return shared_converter.unstructure(obj)
 
 
 _CAMEL_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

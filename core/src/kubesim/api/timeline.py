@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from kubesim.api.converter import register_interned
+from kubesim.api.converter import register_interned, register_shared
 from kubesim.api.operations import (
     CreateOperation,
     DeleteOperation,
@@ -45,6 +45,12 @@ class ScenarioPluginsScoreResult:
 
 
 register_interned(ScenarioPluginsScoreResult)  # a large result holds ~10^5 of them, few distinct
+register_shared(ScenarioStep)  # each pod's events name the same few steps (created, bound, attempted)
+# one node's scores {plugin: score}: many nodes and pods have the same ones
+register_shared(dict[str, ScenarioPluginsScoreResult], key=lambda scores: tuple(scores.items()))
+# the empty lists and maps of a summary or a detail-none attempt (a pending pod has one per retry)
+register_shared(list[str], key=lambda items: None if items else ())
+register_shared(dict[str, int], key=lambda counts: None if counts else ())
 
 
 @attrs.frozen
@@ -53,6 +59,9 @@ class ScenarioPluginsResults:
 
     filter: dict[str, dict[str, str]] = attrs.field(factory=dict)
     score: dict[str, dict[str, ScenarioPluginsScoreResult]] = attrs.field(factory=dict)
+
+
+register_shared(ScenarioPluginsResults, key=lambda r: None if r.filter or r.score else ())
 
 
 @attrs.frozen

@@ -23,20 +23,13 @@ import structlog
 from rich.table import Table
 
 from kubesim.api import Scenario, ScenarioPhase
-from kubesim.cli.capacity import capacity_command
-from kubesim.cli.compare import compare_command
 from kubesim.cli.consoles import console
-from kubesim.cli.explain import explain_command
-from kubesim.cli.import_cmd import import_command
+from kubesim.cli.lazy import LazyGroup
 from kubesim.cli.logconfig import configure_logging
-from kubesim.cli.output import OutputError, check_output, dump, write_atomic
+from kubesim.cli.output import OutputError, check_output, write_atomic, write_data
 from kubesim.cli.params import DURATION, TIME
 from kubesim.cli.progress import LIVE_INTERVAL, Mode, RunProgress
-from kubesim.cli.record_cmd import record_command
-from kubesim.cli.report import report_command
-from kubesim.cli.serve import serve_command
 from kubesim.cli.simtime_options import is_stream, simtime_from_cli, simtime_options
-from kubesim.cli.sweep import sweep_command
 from kubesim.cli.validate import check_step_times, load_and_validate
 from kubesim.clock import DEFAULT_EPOCH
 from kubesim.controllers.settle import MAX_OBJECTS, SettleLimits
@@ -93,9 +86,9 @@ def _summary(scenarios: Sequence[Scenario]) -> Table:
     return table
 
 
-def _cluster_listing(runs: Sequence[ScenarioRun], path: str) -> str:
+def _cluster_listing(runs: Sequence[ScenarioRun]) -> dict[str, Any]:
     items = runs[-1].cluster.objects() if runs else []
-    return dump({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}, path)
+    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
 
 
 def _check_outputs(**paths: str | None) -> None:
@@ -119,10 +112,10 @@ def _check_outputs(**paths: str | None) -> None:
         sys.exit(EXIT_INVALID)
 
 
-def _write_output(path: str, text: Callable[[], str]) -> bool:
-    """Write one output; a failure is reported and does not stop the other outputs."""
+def _write_output(path: str, write: Callable[[str], None]) -> bool:
+    """Write one output (`write(path)`); a failure is reported and does not stop the other outputs."""
     try:
-        write_atomic(path, text())
+        write(path)
     except OutputError as exc:
         click.echo(f"error: {exc}", err=True)
         return False
@@ -132,7 +125,7 @@ def _write_output(path: str, text: Callable[[], str]) -> bool:
 def build_cli(hooks: Hooks) -> click.Group:
     """The click command group, with `run` options contributed by plugins."""
 
-    @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+    @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
     @click.version_option(package_name="kubesim")
     def cli() -> None:
         """kubesim: deterministic scenario-based simulation of Kubernetes schedulers and controllers."""
@@ -185,7 +178,7 @@ def build_cli(hooks: Hooks) -> click.Group:
         sinks = {f"--metrics {s.dest}": s.dest for s in (sim.metrics if sim else ()) if not is_stream(s.dest)}
         _check_outputs(**{"--output": output, "--export-cluster": export_cluster, **sinks})
         for path in sinks.values():
-            if not _write_output(path, lambda: ""):  # truncated once: each scenario appends its records
+            if not _write_output(path, lambda p: write_atomic(p, "")):  # truncated once: each scenario appends its records
                 sys.exit(EXIT_FAILED)
         mode: Mode = "off" if verbosity < 0 else "live" if _stderr.is_terminal else "log"
         interrupted: KeyboardInterrupt | None = None
@@ -200,9 +193,10 @@ def build_cli(hooks: Hooks) -> click.Group:
         written = True
         if output and simulator.runs:
             data = [run.to_json() for run in simulator.runs]
-            written = _write_output(output, lambda: dump(data if len(data) > 1 else data[0], output))
+            # streamed to the file: the results' JSON data shares its objects with the runs
+            written = _write_output(output, lambda p: write_data(p, data if len(data) > 1 else data[0]))
         if export_cluster:
-            written = _write_output(export_cluster, lambda: _cluster_listing(simulator.runs, export_cluster)) and written
+            written = _write_output(export_cluster, lambda p: write_data(p, _cluster_listing(simulator.runs))) and written
         if verbosity >= 0 and results:
             _stderr.print(_summary(results))
         if interrupted is not None:
@@ -260,14 +254,14 @@ def build_cli(hooks: Hooks) -> click.Group:
             table.add_row(i.name, i.distribution or "-", i.version or "-", ", ".join(i.hooks))
         console().print(table)
 
-    cli.add_command(report_command(hooks))
-    cli.add_command(compare_command(hooks))
-    cli.add_command(explain_command())
-    cli.add_command(serve_command(hooks))
-    cli.add_command(import_command(hooks))
-    cli.add_command(record_command(hooks))
-    cli.add_command(capacity_command(hooks))
-    cli.add_command(sweep_command(hooks))
+    assert isinstance(cli, LazyGroup)
+    # imported when used: `kubesim run` does not pay for plotting, the web app or the tables
+    for name, module, factory in (("report", "report", "report_command"), ("compare", "compare", "compare_command"),
+                                  ("serve", "serve", "serve_command"), ("import", "import_cmd", "import_command"),
+                                  ("record", "record_cmd", "record_command"),
+                                  ("capacity", "capacity", "capacity_command"), ("sweep", "sweep", "sweep_command")):
+        cli.add_lazy_command(name, f"kubesim.cli.{module}", factory, hooks)
+    cli.add_lazy_command("explain", "kubesim.cli.explain", "explain_command")
     return cli
 
 

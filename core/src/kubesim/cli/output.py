@@ -13,18 +13,26 @@ import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import yaml
 
-__all__ = ["OutputError", "check_output", "dump", "dump_json", "write_atomic"]
+__all__ = ["OutputError", "check_output", "dump", "dump_json", "write_atomic", "write_data", "write_json"]
 
 
 class OutputError(Exception):
     """An output path that cannot be written, with the path and the reason."""
 
 
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when PyYAML was built with it
+_BASE_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when PyYAML was built with it
+
+
+class _DUMPER(_BASE_DUMPER):  # type: ignore[misc]
+    """Writes a value shared by several places (results share objects) in full at each place,
+    never as a YAML anchor and alias (which kubesim's own loader refuses)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), check_circular=False).encode
 
 
@@ -43,12 +51,30 @@ def dump_json(data: Any) -> str:
     about twenty times slower on a result of 100 MB.
     """
     out: list[str] = []
-    _write(data, "", out)
+    _write(data, "", out, None)
     out.append("\n")
     return "".join(out)
 
 
-def _write(value: Any, pad: str, out: list[str]) -> None:
+_FLUSH_PARTS = 4096
+"""Parts of text gathered before they are written (streamed output: a few hundred KB at most)."""
+
+
+def write_json(data: Any, fh: TextIO) -> None:
+    """Write `dump_json(data)` to `fh` piece by piece: the same text, never built as one string
+    (a result of 10^5 pods is about a GB of text)."""
+    out: list[str] = []
+
+    def flush() -> None:
+        fh.write("".join(out))
+        out.clear()
+
+    _write(data, "", out, flush)
+    out.append("\n")
+    flush()
+
+
+def _write(value: Any, pad: str, out: list[str], flush: Callable[[], None] | None) -> None:
     inner = pad + "  "
     if type(value) is dict and value:
         out.append("{")
@@ -58,7 +84,7 @@ def _write(value: Any, pad: str, out: list[str]) -> None:
             out.append(inner)
             out.append(_COMPACT(key if type(key) is str else str(key)))
             out.append(": ")
-            _write(item, inner, out)
+            _write(item, inner, out, flush)
             sep = ",\n"
         out.append("\n" + pad + "}")
     elif type(value) is list and value:
@@ -68,9 +94,26 @@ def _write(value: Any, pad: str, out: list[str]) -> None:
             out.append(sep)
             out.append(_COMPACT(item))
             sep = ",\n" + inner
+            if flush is not None and len(out) >= _FLUSH_PARTS:
+                flush()
         out.append("\n" + pad + "]")
     else:
         out.append(_COMPACT(value))
+
+
+def write_data(path: str | Path, data: Any) -> None:
+    """Write `data` to `path` atomically as `dump(data, path)` would serialize it, streamed to the
+    file instead of built as one string first."""
+    if Path(path).suffix in (".yaml", ".yml"):
+        def write(tmp: str) -> None:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                yaml.dump(data, fh, Dumper=_DUMPER, sort_keys=False, allow_unicode=True)
+    else:
+        def write(tmp: str) -> None:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                write_json(data, fh)
+
+    replace_atomic(path, write)
 
 
 def _kind(mode: int) -> str:

@@ -38,6 +38,7 @@ from kubesim.api import (
     StepPhase,
     structure,
     unstructure,
+    unstructure_shared,
 )
 from kubesim.api.digest import spec_hash
 from kubesim.api.validation import PATCH_TYPES, assign_operation_ids, parse_patch, validate_scenario
@@ -121,9 +122,15 @@ class EngineOptions:
             ])
 
 
-def scenario_object(scenario: Scenario) -> dict[str, Any]:
-    """The Scenario as the engine creates it in the cluster (without its result)."""
-    obj: dict[str, Any] = unstructure(scenario)
+def scenario_object(scenario: Scenario, *, shared: bool = False) -> dict[str, Any]:
+    """The Scenario as the engine creates it in the cluster (without its result).
+
+    shared: the spec's operations and their objects are `scenario`'s own (`unstructure_shared`),
+    not copies: the cluster stores them as they are (metadata, which it fills in, is a copy).
+    """
+    obj: dict[str, Any] = unstructure(attrs.evolve(scenario, spec=ScenarioSpec()) if shared else scenario)
+    if shared:
+        obj["spec"] = unstructure_shared(scenario.spec)
     obj["status"].pop("scenarioResult", None)
     return obj
 
@@ -348,7 +355,7 @@ class ScenarioRun:
                 self.external_waiters[name] = waiters[name]
 
     def _scenario_object(self) -> dict[str, Any]:
-        return scenario_object(self.scenario)
+        return scenario_object(self.scenario, shared=True)
 
     # --- the step machine ---------------------------------------------------
 

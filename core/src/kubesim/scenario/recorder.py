@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import json_merge_patch
 
 from kubesim.api import (
@@ -31,7 +32,7 @@ from kubesim.api import (
     ScenarioStep,
     ScenarioTimelineEvent,
     TypeMeta,
-    unstructure,
+    unstructure_shared,
 )
 
 if TYPE_CHECKING:
@@ -63,6 +64,8 @@ class TimelineRecorder:
         self._counter = 0
         self._pod_created: dict[tuple[str, str], ScenarioStep] = {}
         self._json: dict[str, list[dict[str, Any]]] = {}
+        self._published: dict[str, list[dict[str, Any]]] = {}  # the lists json() last gave out
+        self._unscheduled: dict[tuple[str, str], dict[str, Any]] = {}  # pod key -> its last podUnscheduled pod
         self.on_record: Callable[[ScenarioTimelineEvent], None] | None = None
         """Called with every event recorded (the engine's live progress counts)."""
         self.outside_actors: frozenset[str] = frozenset()
@@ -103,6 +106,17 @@ class TimelineRecorder:
         :param kind: "podScheduled", "podUnscheduled" or "podPreempted"
         """
         field = {"podScheduled": "pod_scheduled", "podUnscheduled": "pod_unscheduled", "podPreempted": "pod_preempted"}[kind]
+        meta = result.pod.get("metadata") or {}
+        key = (meta.get("namespace") or "", meta.get("name") or "")
+        if kind == "podUnscheduled":
+            # a pod retried unchanged: its events share one object (each would otherwise hold a copy)
+            last = self._unscheduled.get(key)
+            if last is not None and last is not result.pod and last == result.pod and _same_text(last, result.pod):
+                result = attrs.evolve(result, pod=last)
+            else:
+                self._unscheduled[key] = result.pod
+        else:
+            self._unscheduled.pop(key, None)
         fields: dict[str, Any] = {field: result}
         return self.record(actor=actor, **fields)
 
@@ -140,19 +154,36 @@ class TimelineRecorder:
     def json(self) -> dict[str, list[dict[str, Any]]]:
         """The timeline as JSON data (unstructured), converting only events new since the last call.
 
-        The dicts and lists returned are shared with later calls: never mutate them.
+        The dicts and lists returned are shared with later calls, and the Kubernetes objects in
+        them with the events (`unstructure_shared`): never mutate them.
         """
         out: dict[str, list[dict[str, Any]]] = {}
         for step, events in self.timeline.items():
             done = self._json.setdefault(step, [])
             if len(done) < len(events):
-                done.extend(unstructure(e) for e in events[len(done):])
-            out[step] = list(done)
+                done.extend(unstructure_shared(e) for e in events[len(done):])
+            published = self._published.get(step)
+            if published is None or len(published) != len(done):
+                # a step's list given out never changes: a new one when the step has new events
+                published = self._published[step] = list(done)
+            out[step] = published
         return out
 
     def event_count(self) -> int:
         """How many events the timeline holds."""
         return sum(len(v) for v in self.timeline.values())
+
+
+def _same_text(a: Any, b: Any) -> bool:
+    """Whether two equal JSON trees would also be written alike (members in the same order,
+    1 and 1.0 and True told apart): sharing one for the other must not change a result file."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        return list(a) == list(b) and all(_same_text(v, b[k]) for k, v in a.items())
+    if type(a) is list:
+        return len(a) == len(b) and all(map(_same_text, a, b))
+    return bool(a == b)
 
 
 def _dump(data: Any) -> str:

@@ -53,15 +53,43 @@ def _score_result(triple: tuple[int, int, int]) -> ScenarioPluginsScoreResult:
     return hit
 
 
+_SCORE_MAPS: dict[tuple[tuple[str, tuple[int, int, int]], ...], dict[str, ScenarioPluginsScoreResult]] = {}
+
+
+def _score_map(per: dict[str, tuple[int, int, int]]) -> dict[str, ScenarioPluginsScoreResult]:
+    """One node's {plugin: score result}, one shared (read-only) dict per distinct map: most nodes
+    and pods repeat a few (about 1.5 KB a pod at --detail summary otherwise)."""
+    key = tuple(per.items())
+    hit = _SCORE_MAPS.get(key)
+    if hit is None:
+        if len(_SCORE_MAPS) >= _SCORE_RESULTS_MAX:
+            _SCORE_MAPS.clear()
+        hit = _SCORE_MAPS[key] = {p: _score_result(t) for p, t in per.items()}
+    return hit
+
+
+_MESSAGES: dict[str, str] = {}
+
+
+def _message(text: str) -> str | None:
+    """The attempt's message, one shared string per distinct text: a pending pod retried every
+    tick gets the same FitError message each time."""
+    if not text:
+        return None
+    hit = _MESSAGES.get(text)
+    if hit is None:
+        if len(_MESSAGES) >= _SCORE_RESULTS_MAX:
+            _MESSAGES.clear()
+        hit = _MESSAGES[text] = text
+    return hit
+
+
 def schedule_result(attempt: ScheduleAttempt, step: ScenarioStep, detail: str) -> ScenarioPodScheduleResult:
     """One attempt as a ScenarioPodScheduleResult at `detail` (full, summary or none)."""
-    message = attempt.message() or None
+    message = _message(attempt.message())
     if detail == "none":
         return ScenarioPodScheduleResult(step=step, message=message)
-    scores = {
-        node: {p: _score_result(t) for p, t in per.items()}
-        for node, per in attempt.score_triples().items()
-    }
+    scores = {node: _score_map(per) for node, per in attempt.score_triples().items()}
     if detail == "full":
         return ScenarioPodScheduleResult(
             step=step,
