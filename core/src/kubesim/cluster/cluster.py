@@ -133,7 +133,13 @@ class Cluster:
         bucket = self._store.buckets.get((rt.group, rt.kind))
         if bucket is None or not bucket.objects:
             return []
-        items = bucket.values(namespace if rt.namespaced and namespace else None)
+        node = _node_term(fields) if bucket.indexes_nodes else None
+        if node is not None:  # pods on one node: from the index, not a walk over every pod
+            objects = bucket.objects
+            items = [objects[k] for k in bucket.on_node(node)
+                     if not (rt.namespaced and namespace) or k[0] == namespace]
+        else:
+            items = bucket.values(namespace if rt.namespaced and namespace else None)
         if labels is not None and not labels.empty:
             match = labels.matches
             items = [o for o in items if match(o["metadata"].get("labels"))]
@@ -362,6 +368,19 @@ def _type_of(registry: ResourceRegistry, obj: Any) -> ResourceType:
     if not isinstance(api_version, str) or not api_version:
         raise BadRequest(f"Object 'apiVersion' is missing in '{_short_json(obj)}'")
     return registry.lookup(api_version, kind)
+
+
+_NODE_NAME = ("spec", "nodeName")
+
+
+def _node_term(fields: FieldSelector | None) -> str | None:
+    """The node name of a `spec.nodeName=<name>` term of a field selector, if it has one."""
+    if fields is None:
+        return None
+    for path, equal, value in fields.terms:
+        if equal and path == _NODE_NAME:
+            return value
+    return None
 
 
 def _check_field_validation(options: str, value: str) -> None:
