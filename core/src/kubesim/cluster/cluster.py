@@ -104,10 +104,17 @@ class Cluster:
 
     # --- reads ----------------------------------------------------------------------
 
-    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
-        """A copy of one object; NotFound when it does not exist."""
+    def get(
+        self, api_version: str, kind: str, name: str, namespace: str | None = None, *, copy: bool = True
+    ) -> dict[str, Any]:
+        """A copy of one object; NotFound when it does not exist.
+
+        copy=False returns the stored object itself, as `list` does: read it, never mutate it
+        (a writer builds its new version from shallow copies of the parts it changes).
+        """
         rt = self.registry.lookup(api_version, kind)
-        return copy_tree(self._writes.existing(rt, self._writes.key(rt, namespace, name)))
+        stored = self._writes.existing(rt, self._writes.key(rt, namespace, name))
+        return copy_tree(stored) if copy else stored
 
     def list(
         self,

@@ -101,9 +101,15 @@ class ClusterReader:
     def __init__(self, cluster: Cluster) -> None:
         self._cluster = cluster
 
-    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
-        """A copy of one object; NotFound when it does not exist."""
-        return self._cluster.get(api_version, kind, name, namespace)
+    def get(
+        self, api_version: str, kind: str, name: str, namespace: str | None = None, *, copy: bool = True
+    ) -> dict[str, Any]:
+        """A copy of one object; NotFound when it does not exist.
+
+        copy=False returns the stored object (no copy: a controller that only reads, or copies
+        only what it writes, saves a deep copy per read); read it, never mutate it.
+        """
+        return self._cluster.get(api_version, kind, name, namespace, copy=copy)
 
     def list(
         self,
