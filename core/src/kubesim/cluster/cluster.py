@@ -98,9 +98,12 @@ class Cluster:
         """Forget the admitters registered since `mark` (a run's, on a cluster that outlives it)."""
         self._writes.admission.truncate(mark)
 
-    def watch(self, handler: WatchHandler) -> Callable[[], None]:
-        """Deliver every committed change to `handler`; returns the function that stops it."""
-        return self._bus.subscribe(handler)
+    def watch(self, handler: WatchHandler, *, kinds: Iterable[str] | None = None) -> Callable[[], None]:
+        """Deliver every committed change to `handler`; returns the function that stops it.
+
+        `kinds` (e.g. {"Pod", "Node"}) delivers only changes of objects of those kinds.
+        """
+        return self._bus.subscribe(handler, kinds)
 
     # --- reads ----------------------------------------------------------------------
 

@@ -93,7 +93,7 @@ class ReconcileController(Controller):
         super().__init__(runtime)
         self.queue: WorkQueue[Hashable] = WorkQueue(runtime.clock.now)
         self._watched = {kind for _, kind in self.watches}
-        self._unwatch = self.reader.watch(self._on_event)
+        self._unwatch = self.reader.watch(self._on_event, kinds=self._watched)
         for api_version, kind in self.watches:
             for obj in self.reader.list(api_version, kind):
                 for key in self.initial_keys(obj):
