@@ -21,6 +21,15 @@ def test_keys_tell_types_and_order_apart() -> None:
     assert content_key({"a": [1, {"b": "c"}]}) == content_key(copy.deepcopy({"a": [1, {"b": "c"}]}))
 
 
+def test_keys_do_not_depend_on_who_else_holds_the_tree() -> None:
+    tree = {"spec": {"containers": [{"name": "c" * 3}]}, "kind": "Pod"}
+    twin = copy.deepcopy(tree)
+    held = [twin, twin["spec"], twin["spec"]["containers"]]  # more references to the twin's parts
+    assert len(held) == 3
+    assert content_key(tree) == content_key(twin)
+    assert content_key(("", "v1", "Pod", tree)) == content_key(("", "v1", "Pod", twin))
+
+
 def test_values_that_are_not_plain_are_not_keyed() -> None:
     assert content_key({"when": datetime.date(2024, 1, 1)}) is None
     assert content_key(OrderedDict(a=1)) is None

@@ -6,10 +6,12 @@ engine creates them; and many objects share the same spec (a workload's pods). D
 pod-spec validation are pure functions of the JSON tree, so their answer for a tree seen
 before is looked up instead of worked out again.
 
-The key is a digest of `marshal.dumps(tree)`: marshal writes exact types (True is not 1,
+The key is a digest of `marshal.dumps(tree, 2)`: marshal writes exact types (True is not 1,
 1.0 is not 1, a tuple is not a list, dict order is kept) and refuses anything that is not a
 plain built-in value, so two trees with the same key are the same value to any check; a tree
-marshal refuses is simply not remembered. A memo holds at most `limit` keys (16 bytes each)
+marshal refuses is simply not remembered. Format version 2 because later versions write
+back-references for objects referenced more than once, which would make the bytes depend on
+reference counts rather than on the value alone. A memo holds at most `limit` keys (16 bytes each)
 and starts afresh when full, so memory stays bounded whatever the scenario's size.
 """
 
@@ -22,13 +24,14 @@ from typing import Any, Generic, TypeVar
 __all__ = ["ContentMemo", "content_key"]
 
 T = TypeVar("T")
+_VALUE_ONLY_VERSION = 2
 _MISSING: Any = object()
 
 
 def content_key(tree: Any) -> bytes | None:
     """A 16-byte digest of a JSON tree's exact content; None when it holds non-plain values."""
     try:
-        data = marshal.dumps(tree)
+        data = marshal.dumps(tree, _VALUE_ONLY_VERSION)
     except ValueError:
         return None
     return hashlib.blake2b(data, digest_size=16).digest()
