@@ -16,7 +16,7 @@ from typing import Any, cast
 from kubesim import ReconcileController, Runtime
 from kubesim.controllers import GRACEFUL_POD_DELETION
 from kubesim.clock import format_time, parse_time
-from kubesim.cluster import WatchEvent, copy_tree
+from kubesim.cluster import FieldSelector, WatchEvent, copy_tree
 from kubesim.errors import ApiError, Conflict, NotFound
 
 from .admission import rejection
@@ -37,6 +37,7 @@ from .simspec import USAGE_ANNOTATION, SimSpecError, effective_time, sim_spec_of
 __all__ = ["KubeletController"]
 
 NODE, POD = "Node", "Pod"
+_NODE_NAME = "spec.nodeName"
 Key = tuple[str, str, str]
 
 
@@ -84,7 +85,7 @@ class KubeletController(ReconcileController):
         if key[0] == NODE and event.type != "DELETED":
             before = node_ready_state(event.old_object or {}) if event.old_object is not None else None
             if node_ready_state(obj) != before:  # pods waiting for (or stopped by) this node's kubelet
-                for pod in self.reader.list("v1", "Pod", field_selector=f"spec.nodeName={key[2]}"):
+                for pod in self.reader.list("v1", "Pod", field_selector=FieldSelector.equals(_NODE_NAME, key[2])):
                     pod_key = self._key(pod)
                     self._to_verify[pod_key] = None
                     keys.append(pod_key)
@@ -167,7 +168,8 @@ class KubeletController(ReconcileController):
             self._write_status(pod, failed_status(pod, format_time(now), host_ip, INVALID_SIM_SPEC_REASON, message))
             return
         if status.get("phase") != "Running":
-            others = [o for o in self.reader.list("v1", "Pod", field_selector=f"spec.nodeName={node['metadata']['name']}")
+            on_node = FieldSelector.equals(_NODE_NAME, node["metadata"]["name"])
+            others = [o for o in self.reader.list("v1", "Pod", field_selector=on_node)
                       if o["metadata"].get("uid") != meta.get("uid")]
             rejected = rejection(pod, node, others)
             if rejected is not None:  # over capacity: bound without the scheduler (k8s-cluster-simulator's OverCapacity)

@@ -13,7 +13,7 @@ from collections.abc import Hashable, Iterable
 from typing import Any, cast
 
 from kubesim import ReconcileController, Runtime
-from kubesim.cluster import WatchEvent
+from kubesim.cluster import FieldSelector, WatchEvent
 from kubesim.errors import ApiError, Conflict, NotFound
 
 __all__ = ["PodGCController"]
@@ -40,7 +40,7 @@ class PodGCController(ReconcileController):
             if event.type != "DELETED":
                 return []
             name = (obj.get("metadata") or {}).get("name", "")
-            pods = self.reader.list("v1", "Pod", field_selector=f"spec.nodeName={name}")
+            pods = self.reader.list("v1", "Pod", field_selector=FieldSelector.equals("spec.nodeName", name))
             return self._note([k for pod in pods for k in self.keys_for_object(pod)])
         if event.type == "DELETED" or not (obj.get("spec") or {}).get("nodeName"):
             return []
