@@ -295,3 +295,11 @@ def test_selectors_compare_by_content() -> None:
     b = LabelSelector.parse("y=2,x=1")
     assert a == b and hash(a) == hash(b) and a.sig() == b.sig()
     assert selector_from_set({}) is EVERYTHING and a != NOTHING
+
+
+def test_field_selector_equals_is_the_parsed_term() -> None:
+    from kubesim.k8s.selectors import FieldSelector
+
+    built = FieldSelector.equals("spec.nodeName", "node-1")
+    assert built == FieldSelector.parse("spec.nodeName=node-1")
+    assert built.matches({"spec": {"nodeName": "node-1"}}) and not built.matches({"spec": {}})

@@ -17,6 +17,7 @@ import attrs
 import structlog
 
 from kubesim.errors import BadRequest
+from kubesim.k8s.content_memo import ContentMemo, content_key
 from kubesim.k8s.validation import FieldError
 
 from .pruning import apply_schema_defaults, prune
@@ -47,6 +48,8 @@ class CustomResourceSchemas:
     kind: str
     storage_version: str
     schemas: Mapping[str, Schema]
+    fingerprint: bytes | None = None
+    """A content key of the CRD's spec the schemas were built from (None: validations not remembered)."""
 
     def schema_for(self, obj: Mapping[str, Any]) -> tuple[str, Schema]:
         """The version an object is written in and its schema (the storage version's if unknown)."""
@@ -86,10 +89,24 @@ class CustomResourceSchemas:
             apply_schema_defaults(obj[part], schema.properties[part])
 
     def validate(self, obj: Mapping[str, Any], part: str | None = None) -> list[FieldError]:
-        """Every schema violation of `obj` (only of obj[part] when given)."""
-        _, schema = self.schema_for(obj)
+        """Every schema violation of `obj` (only of obj[part] when given).
+
+        A whole object that passed is remembered by content (the pre-run check and the engine's
+        create of one Scenario object walk the same 10,000 operations). When the root schema
+        constrains metadata at most in name and generateName (as upstream's structural schema
+        rules require), the key holds those two of metadata and everything else of the object,
+        so a uid or timestamps set on create do not make it a different object.
+        """
+        version, schema = self.schema_for(obj)
         if part is None:
-            return validate_value(schema, obj)
+            key = (content_key((self.fingerprint, version, _shape(obj)))
+                   if self.fingerprint is not None and _metadata_unconstrained(schema) else None)
+            if _VALID.get(key):
+                return []
+            errors = validate_value(schema, obj)
+            if not errors:
+                _VALID.put(key, True)
+            return errors
         sub = schema.properties.get(part)
         if sub is None or part not in obj:
             return []
@@ -98,3 +115,37 @@ class CustomResourceSchemas:
     def uses_cel(self) -> bool:
         """True when some version declares x-kubernetes-validations rules (kubesim does not run them)."""
         return any(s.uses_cel() for s in self.schemas.values())
+
+
+_VALID: ContentMemo[bool] = ContentMemo(limit=100_000)
+"""Custom resources (by CRD, version and content) that passed schema validation."""
+
+
+def _shape(obj: Mapping[str, Any]) -> Any:
+    """What schema validation of a whole object can depend on: all of it but the metadata
+    fields a structural schema cannot constrain (only name and generateName stay)."""
+    meta = obj.get("metadata")
+    if type(meta) is not dict:
+        return obj
+    kept = {k: meta[k] for k in ("name", "generateName") if k in meta}
+    return {k: (kept if k == "metadata" else v) for k, v in obj.items()}
+
+
+_PLAIN_METADATA = Schema(type="object")
+
+
+def _metadata_unconstrained(schema: Schema) -> bool:
+    """Whether validating an object against `schema` can depend on metadata only through its
+    name and generateName: no junctors or additionalProperties at the root, and a metadata
+    schema (if any) that is `type: object` with at most name and generateName properties."""
+    if schema.all_of or schema.any_of or schema.one_of or schema.not_ is not None:
+        return False
+    if schema.additional_properties is not None:
+        return False
+    meta = schema.properties.get("metadata")
+    if meta is None:
+        return True
+    if not set(meta.properties) <= {"name", "generateName"}:
+        return False
+    return all(getattr(meta, f.name) == getattr(_PLAIN_METADATA, f.name)
+               for f in attrs.fields(Schema) if f.name != "properties")

@@ -11,7 +11,7 @@ from kubesim.k8s.quantity import parse_quantity
 from kubesim.k8s.quantity import value as to_int
 from kubesim.k8s.selectors import FieldSelector, LabelSelector, Requirement
 
-from .admission import AdmissionRequest, AdmissionResponse, Admitter
+from .admission import AdmissionRequest, AdmissionResponse, AdmissionRules, Admitter, admission_rules
 from .cluster import DEFAULT_NAMESPACES, Cluster
 from .events import WatchEvent, WatchHandler
 from .jsontree import copy_tree, load_document
@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_NAMESPACES",
     "AdmissionRequest",
     "AdmissionResponse",
+    "AdmissionRules",
     "Admitter",
     "Cluster",
     "FieldSelector",
@@ -37,6 +38,7 @@ __all__ = [
     "UnsupportedMediaType",
     "WatchEvent",
     "WatchHandler",
+    "admission_rules",
     "copy_tree",
     "cpu_milli",
     "load_document",

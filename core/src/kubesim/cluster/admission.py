@@ -5,12 +5,18 @@ JSON patch, validating ones may only allow or deny. A denial becomes the API err
 webhook denial produces (`admission webhook "<name>" denied the request: <message>`).
 The write path builds a `write_request` and runs the chain on it, as k8s.io/apiserver's
 REST handlers run pkg/admission's chain (chain.go).
+
+An admitter may say what it applies to, as a webhook configuration's `rules` do
+(`admission_rules(kinds=..., operations=..., phases=..., subresources=...)` on the function):
+the chain then calls it only on those writes (the admitters each kind, operation and
+subresource gets are worked out once, not per write). An admitter that declares nothing is
+called on every write, so plugins written before rules existed behave as they did.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 import attrs
 import jsonpatch
@@ -24,8 +30,11 @@ __all__ = [
     "AdmissionChain",
     "AdmissionRequest",
     "AdmissionResponse",
+    "AdmissionRules",
     "Admitter",
+    "admission_rules",
     "denial_error",
+    "rules_of",
     "write_request",
 ]
 
@@ -61,7 +70,72 @@ class AdmissionResponse:
 
 
 Admitter = Callable[[AdmissionRequest], AdmissionResponse | None]
-"""Called for every write; returns None (no opinion) or an AdmissionResponse."""
+"""Called for every write (or those its AdmissionRules name); returns None (no opinion) or an
+AdmissionResponse."""
+
+RULES_ATTRIBUTE = "kubesim_admission_rules"
+"""The attribute of an admitter (or a kubesim_admission hook implementation) holding its rules."""
+
+
+def _names(values: Iterable[Any] | None) -> frozenset[Any] | None:
+    return None if values is None else frozenset(values)
+
+
+@attrs.frozen
+class AdmissionRules:
+    """The writes an admitter is called on, like a ValidatingWebhookConfiguration's rules.
+
+    Each field left None matches everything. `kinds` holds (API group, kind) pairs, the core
+    group being "" (("", "Pod"), ("apps", "Deployment")); `operations` CREATE, UPDATE, DELETE;
+    `phases` "mutating", "validating"; `subresources` None for the object itself and names
+    such as "status" or "binding" (a pods/binding is a CREATE of subresource "binding").
+    """
+
+    kinds: frozenset[tuple[str, str]] | None = attrs.field(default=None, converter=_names)
+    operations: frozenset[str] | None = attrs.field(default=None, converter=_names)
+    phases: frozenset[str] | None = attrs.field(default=None, converter=_names)
+    subresources: frozenset[str | None] | None = attrs.field(default=None, converter=_names)
+
+    def matches(self, phase: str, group: str, kind: str, operation: str, subresource: str | None) -> bool:
+        """Whether a write of this shape reaches the admitter."""
+        return ((self.phases is None or phase in self.phases)
+                and (self.kinds is None or (group, kind) in self.kinds)
+                and (self.operations is None or operation in self.operations)
+                and (self.subresources is None or subresource in self.subresources))
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def admission_rules(
+    *,
+    kinds: Iterable[tuple[str, str]] | None = None,
+    operations: Iterable[str] | None = None,
+    phases: Iterable[str] | None = None,
+    subresources: Iterable[str | None] | None = None,
+) -> Callable[[F], F]:
+    """Declare what an admitter (or a `kubesim_admission` hook implementation) applies to.
+
+    Put it under `@hookimpl`; the chain then skips the admitter on every other write::
+
+        @hookimpl
+        @admission_rules(kinds=[("", "Pod")], operations=["CREATE", "UPDATE"],
+                         phases=["mutating"], subresources=[None])
+        def kubesim_admission(request, runtime): ...
+    """
+    rules = AdmissionRules(kinds, operations, phases, subresources)
+
+    def mark(function: F) -> F:
+        setattr(function, RULES_ATTRIBUTE, rules)
+        return function
+
+    return mark
+
+
+def rules_of(admitter: Callable[..., Any]) -> AdmissionRules | None:
+    """The rules an admitter declared, None when it applies to every write."""
+    rules = getattr(admitter, RULES_ATTRIBUTE, None)
+    return rules if isinstance(rules, AdmissionRules) else None
 
 _ERRORS: dict[int, type[ApiError]] = {
     400: BadRequest,
@@ -86,17 +160,40 @@ def denial_error(response: AdmissionResponse) -> ApiError:
     return err
 
 
+_Shape = tuple[str, str, str, str, str | None]
+"""(phase, group, kind, operation, subresource): what selects the admitters of a write."""
+
+
 class AdmissionChain:
     """The registered admitters, run in registration order within each phase."""
 
     def __init__(self) -> None:
         self._admitters: dict[str, list[Admitter]] = {MUTATING: [], VALIDATING: []}
+        self._selected: dict[_Shape, tuple[Admitter, ...]] = {}
 
     def add(self, admitter: Admitter, phase: str) -> None:
         """Register an admitter for the "mutating" or "validating" phase."""
         if phase not in self._admitters:
             raise ValueError(f'phase must be "mutating" or "validating", not {phase!r}')
         self._admitters[phase].append(admitter)
+        self._selected.clear()
+
+    def _for(self, phase: str, rt: ResourceType, operation: str, subresource: str | None) -> tuple[Admitter, ...]:
+        """The admitters of `phase` whose rules match a write, in registration order."""
+        shape = (phase, rt.group, rt.kind, operation, subresource)
+        selected = self._selected.get(shape)
+        if selected is None:
+            chosen = []
+            for admitter in self._admitters[phase]:
+                rules = rules_of(admitter)
+                if rules is None or rules.matches(*shape):
+                    chosen.append(admitter)
+            selected = self._selected[shape] = tuple(chosen)
+        return selected
+
+    def applies(self, rt: ResourceType, operation: str, subresource: str | None) -> bool:
+        """Whether any admitter of either phase is called on such a write."""
+        return bool(self._for(MUTATING, rt, operation, subresource) or self._for(VALIDATING, rt, operation, subresource))
 
     def mark(self) -> tuple[int, int]:
         """How many admitters each phase holds now (for `truncate`)."""
@@ -106,6 +203,7 @@ class AdmissionChain:
         """Forget the admitters registered since `mark` (a scenario's, on a cluster that outlives it)."""
         del self._admitters[MUTATING][mark[0]:]
         del self._admitters[VALIDATING][mark[1]:]
+        self._selected.clear()
 
     def __bool__(self) -> bool:
         return bool(self._admitters[MUTATING] or self._admitters[VALIDATING])
@@ -115,7 +213,7 @@ class AdmissionChain:
         if request.phase != MUTATING:
             request = attrs.evolve(request, phase=MUTATING)
         obj = request.object
-        for admitter in self._admitters[MUTATING]:
+        for admitter in self._for(MUTATING, request.resource, request.operation, request.subresource):
             if obj is not request.object:
                 request = attrs.evolve(request, object=obj)
             response = admitter(request)
@@ -129,9 +227,12 @@ class AdmissionChain:
 
     def validate(self, request: AdmissionRequest) -> None:
         """Run the validating admitters; the first denial raises."""
+        admitters = self._for(VALIDATING, request.resource, request.operation, request.subresource)
+        if not admitters:
+            return
         if request.phase != VALIDATING:
             request = attrs.evolve(request, phase=VALIDATING)
-        for admitter in self._admitters[VALIDATING]:
+        for admitter in admitters:
             response = admitter(request)
             if response is not None and not response.allowed:
                 raise denial_error(response)

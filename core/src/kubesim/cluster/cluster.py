@@ -98,16 +98,26 @@ class Cluster:
         """Forget the admitters registered since `mark` (a run's, on a cluster that outlives it)."""
         self._writes.admission.truncate(mark)
 
-    def watch(self, handler: WatchHandler) -> Callable[[], None]:
-        """Deliver every committed change to `handler`; returns the function that stops it."""
-        return self._bus.subscribe(handler)
+    def watch(self, handler: WatchHandler, *, kinds: Iterable[str] | None = None) -> Callable[[], None]:
+        """Deliver every committed change to `handler`; returns the function that stops it.
+
+        `kinds` (e.g. {"Pod", "Node"}) delivers only changes of objects of those kinds.
+        """
+        return self._bus.subscribe(handler, kinds)
 
     # --- reads ----------------------------------------------------------------------
 
-    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
-        """A copy of one object; NotFound when it does not exist."""
+    def get(
+        self, api_version: str, kind: str, name: str, namespace: str | None = None, *, copy: bool = True
+    ) -> dict[str, Any]:
+        """A copy of one object; NotFound when it does not exist.
+
+        copy=False returns the stored object itself, as `list` does: read it, never mutate it
+        (a writer builds its new version from shallow copies of the parts it changes).
+        """
         rt = self.registry.lookup(api_version, kind)
-        return copy_tree(self._writes.existing(rt, self._writes.key(rt, namespace, name)))
+        stored = self._writes.existing(rt, self._writes.key(rt, namespace, name))
+        return copy_tree(stored) if copy else stored
 
     def list(
         self,
@@ -133,7 +143,13 @@ class Cluster:
         bucket = self._store.buckets.get((rt.group, rt.kind))
         if bucket is None or not bucket.objects:
             return []
-        items = bucket.values(namespace if rt.namespaced and namespace else None)
+        node = _node_term(fields) if bucket.indexes_nodes else None
+        if node is not None:  # pods on one node: from the index, not a walk over every pod
+            objects = bucket.objects
+            items = [objects[k] for k in bucket.on_node(node)
+                     if not (rt.namespaced and namespace) or k[0] == namespace]
+        else:
+            items = bucket.values(namespace if rt.namespaced and namespace else None)
         if labels is not None and not labels.empty:
             match = labels.matches
             items = [o for o in items if match(o["metadata"].get("labels"))]
@@ -362,6 +378,19 @@ def _type_of(registry: ResourceRegistry, obj: Any) -> ResourceType:
     if not isinstance(api_version, str) or not api_version:
         raise BadRequest(f"Object 'apiVersion' is missing in '{_short_json(obj)}'")
     return registry.lookup(api_version, kind)
+
+
+_NODE_NAME = ("spec", "nodeName")
+
+
+def _node_term(fields: FieldSelector | None) -> str | None:
+    """The node name of a `spec.nodeName=<name>` term of a field selector, if it has one."""
+    if fields is None:
+        return None
+    for path, equal, value in fields.terms:
+        if equal and path == _NODE_NAME:
+            return value
+    return None
 
 
 def _check_field_validation(options: str, value: str) -> None:

@@ -4,12 +4,17 @@ Every committed write queues one event. The queue is drained at the end of the o
 API call: each event goes to every handler, in subscription order, before the next event.
 A handler that writes to the cluster only queues new events, which are delivered after the
 current one, so all handlers see the same commit order.
+
+A handler may subscribe to some kinds only (`subscribe(handler, kinds={"Pod"})`): it then gets
+only the events of objects of those kinds, as an informer watches one resource, and costs
+nothing on the others. The handlers each kind goes to are worked out once per kind (until
+someone subscribes or unsubscribes), not per event.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
@@ -34,10 +39,11 @@ WatchHandler = Callable[[WatchEvent], None]
 
 
 class _Subscription:
-    __slots__ = ("active", "handler")
+    __slots__ = ("active", "handler", "kinds")
 
-    def __init__(self, handler: WatchHandler) -> None:
+    def __init__(self, handler: WatchHandler, kinds: frozenset[str] | None) -> None:
         self.handler = handler
+        self.kinds = kinds
         self.active = True
 
 
@@ -46,20 +52,36 @@ class EventBus:
 
     def __init__(self) -> None:
         self._subs: list[_Subscription] = []
+        self._routes: dict[Any, tuple[_Subscription, ...]] = {}
+        """The subscriptions each kind's events go to, in subscription order (a cache)."""
         self._queue: deque[WatchEvent] = deque()
         self._delivering = False
 
-    def subscribe(self, handler: WatchHandler) -> Callable[[], None]:
-        """Add a handler; the returned function removes it (safe to call more than once)."""
-        sub = _Subscription(handler)
+    def subscribe(self, handler: WatchHandler, kinds: Iterable[str] | None = None) -> Callable[[], None]:
+        """Add a handler; the returned function removes it (safe to call more than once).
+
+        `kinds` (object kinds such as "Pod") limits it to events of those kinds; None: every event.
+        """
+        sub = _Subscription(handler, None if kinds is None else frozenset(kinds))
         self._subs.append(sub)
+        self._routes.clear()
 
         def unsubscribe() -> None:
             if sub.active:
                 sub.active = False
                 self._subs.remove(sub)
+                self._routes.clear()
 
         return unsubscribe
+
+    def _route(self, kind: Any) -> tuple[_Subscription, ...]:
+        """The subscriptions that get events of `kind`, in subscription order."""
+        route = self._routes.get(kind)
+        if route is None:
+            route = self._routes[kind] = tuple(
+                s for s in self._subs if s.kinds is None or kind in s.kinds
+            )
+        return route
 
     def publish(self, event: WatchEvent) -> None:
         """Queue an event (only when someone listens: events are not kept for later watchers)."""
@@ -84,7 +106,8 @@ class EventBus:
             queue = self._queue
             while queue:
                 event = queue.popleft()
-                for sub in tuple(self._subs):
+                kind = event.object.get("kind")
+                for sub in self._route(kind if type(kind) is str else None):
                     if not sub.active:
                         continue
                     try:

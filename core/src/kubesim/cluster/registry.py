@@ -15,6 +15,7 @@ import structlog
 
 from kubesim.apiextensions import CustomResourceSchemas, check_definition
 from kubesim.errors import NotFound
+from kubesim.k8s.content_memo import content_key
 from kubesim.k8s.validation import invalid, invalid_error
 
 __all__ = [
@@ -200,7 +201,8 @@ def crd_resource_type(crd: Mapping[str, Any]) -> tuple[ResourceType, list[str]]:
     checked, errs = check_definition(crd)
     if checked is None:
         raise invalid_error(CRD_TYPE.group_kind, str(meta.get("name") or ""), errs)
-    custom = CustomResourceSchemas(checked.kind, checked.storage_version, checked.schemas)
+    custom = CustomResourceSchemas(checked.kind, checked.storage_version, checked.schemas,
+                                   content_key(crd.get("spec")))
     rt = ResourceType(
         checked.group, checked.storage_version, checked.kind, checked.plural, checked.namespaced,
         checked.status_subresource, custom,

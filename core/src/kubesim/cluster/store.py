@@ -13,7 +13,7 @@ from typing import Any
 
 from .registry import ResourceType
 
-__all__ = ["Bucket", "ObjectStore"]
+__all__ = ["Bucket", "ObjectStore", "node_name_of"]
 
 Key = tuple[str, str]
 """(namespace, name) inside a bucket; namespace is "" for cluster-scoped kinds."""
@@ -21,10 +21,28 @@ Key = tuple[str, str]
 _HIGHEST = "\U0010ffff"
 
 
-class Bucket:
-    """All objects of one kind, with their keys kept sorted for deterministic listing."""
+def node_name_of(obj: dict[str, Any]) -> str:
+    """A pod's spec.nodeName as the field selector `spec.nodeName=` compares it ("" when unset)."""
+    spec = obj.get("spec")
+    value = spec.get("nodeName") if type(spec) is dict else None
+    if value is None:
+        return ""
+    if type(value) is str:
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
-    __slots__ = ("_keys", "namespaces", "objects", "rt")
+
+class Bucket:
+    """All objects of one kind, with their keys kept sorted for deterministic listing.
+
+    The core Pod bucket also indexes its keys by spec.nodeName (`on_node`), as kube-apiserver's
+    pod storage indexes that field (pkg/registry/core/pod/storage: NodeNameTriggerFunc), so
+    that the kubelet's and pod-gc's "pods on this node" lists do not walk every pod.
+    """
+
+    __slots__ = ("_by_node", "_keys", "namespaces", "objects", "rt")
 
     def __init__(self, rt: ResourceType) -> None:
         self.rt = rt
@@ -32,6 +50,41 @@ class Bucket:
         self.namespaces: dict[str, int] = {}
         """How many objects each namespace holds (namespace deletion waits for zero)."""
         self._keys: list[Key] = []
+        self._by_node: dict[str, dict[Key, None]] | None = (
+            {} if rt.group == "" and rt.kind == "Pod" else None
+        )
+
+    @property
+    def indexes_nodes(self) -> bool:
+        """Whether `on_node` answers (the core Pod bucket)."""
+        return self._by_node is not None
+
+    def on_node(self, node_name: str) -> list[Key]:
+        """The keys of the objects whose spec.nodeName is `node_name` ("" unbound), sorted."""
+        assert self._by_node is not None
+        return sorted(self._by_node.get(node_name, ()))
+
+    def _index(self, key: Key, obj: dict[str, Any]) -> None:
+        if self._by_node is not None:
+            self._by_node.setdefault(node_name_of(obj), {})[key] = None
+
+    def _unindex(self, key: Key, obj: dict[str, Any]) -> None:
+        if self._by_node is not None:
+            node = node_name_of(obj)
+            keys = self._by_node.get(node)
+            if keys is not None:
+                keys.pop(key, None)
+                if not keys:
+                    del self._by_node[node]
+
+    def replace(self, key: Key, obj: dict[str, Any]) -> None:
+        """Store a new version of an existing object."""
+        if self._by_node is not None:
+            old = self.objects[key]
+            if old.get("spec") is not obj.get("spec") and node_name_of(old) != node_name_of(obj):
+                self._unindex(key, old)
+                self._index(key, obj)
+        self.objects[key] = obj
 
     def keys(self) -> list[Key]:
         """The keys in (namespace, name) order."""
@@ -40,6 +93,7 @@ class Bucket:
     def add(self, key: Key, obj: dict[str, Any]) -> None:
         """Store a new object."""
         self.objects[key] = obj
+        self._index(key, obj)
         self.namespaces[key[0]] = self.namespaces.get(key[0], 0) + 1
         keys = self._keys
         if not keys or keys[-1] < key:
@@ -49,7 +103,7 @@ class Bucket:
 
     def discard(self, key: Key) -> None:
         """Forget an object."""
-        del self.objects[key]
+        self._unindex(key, self.objects.pop(key))
         left = self.namespaces[key[0]] - 1
         if left:
             self.namespaces[key[0]] = left
@@ -105,7 +159,7 @@ class ObjectStore:
             for uid in owner_uids(obj):
                 self._dependents.setdefault(uid, {})[(rt, key)] = None
         else:
-            bucket.objects[key] = obj
+            bucket.replace(key, obj)
             before, after = owner_uids(old), owner_uids(obj)
             if before != after:
                 for uid in before:

@@ -187,7 +187,8 @@ class GenericStore:
         elif (rt.group, rt.kind) == ("", "PersistentVolumeClaim"):
             bucket = self.store.buckets.get(("storage.k8s.io", "StorageClass"))
             storage_class.admit_claim_default_class(obj, bucket.objects.values() if bucket is not None else ())
-        admitting = write_request("CREATE", rt, key, obj, None, actor, None) if self.admission else None
+        admitting = (write_request("CREATE", rt, key, obj, None, actor, None)
+                     if self.admission.applies(rt, "CREATE", None) else None)
         if admitting is not None:
             mutated = self.admission.mutate_object(admitting)
             if mutated is not obj:  # a patched object is decoded, and so defaulted, again
@@ -303,7 +304,8 @@ class GenericStore:
             strategies.apply_defaults(rt, new, field_validation)
             if rt is self._pods:
                 self._admit_pod_priority(new, old)
-        admitting = write_request("UPDATE", rt, key, new, old, actor, subresource) if self.admission else None
+        admitting = (write_request("UPDATE", rt, key, new, old, actor, subresource)
+                     if self.admission.applies(rt, "UPDATE", subresource) else None)
         if admitting is not None:
             mutated = self.admission.mutate_object(admitting)
             if mutated is not new:
@@ -370,7 +372,7 @@ class GenericStore:
         rt = self._pods
         key = (namespace or "default", name)
         pod = self.existing(rt, key)
-        if self.admission:
+        if self.admission.applies(rt, "CREATE", "binding"):
             binding: dict[str, Any] | None = {
                 "apiVersion": "v1",
                 "kind": "Binding",
@@ -412,7 +414,7 @@ class GenericStore:
         stored (None once the object is gone)."""
         if rt is self._namespace_rt:
             self.namespaces.check_deletable(key[1])
-        if self.admission:
+        if self.admission.applies(rt, "DELETE", None):
             self.admission.admit(write_request("DELETE", rt, key, None, obj, actor, None))
         if self.dry_run:  # the would-be result, without deleting anything (nor the dependents)
             return self._dry_run_delete(rt, obj, policy, grace)

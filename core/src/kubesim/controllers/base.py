@@ -53,6 +53,11 @@ class Controller(abc.ABC):
     def waiter(self) -> ControllerWaiter:
         """The condition that says this controller can do nothing more now."""
 
+    def has_work(self) -> bool:
+        """Whether `run_once` may do something now. The settle loop skips a controller that says
+        False (no call at all), so say False only when `run_once` would return False. Default True."""
+        return True
+
     def next_wakeup(self) -> datetime | None:
         """The earliest simulated time at which time alone gives this controller work; None: never.
 
@@ -93,7 +98,7 @@ class ReconcileController(Controller):
         super().__init__(runtime)
         self.queue: WorkQueue[Hashable] = WorkQueue(runtime.clock.now)
         self._watched = {kind for _, kind in self.watches}
-        self._unwatch = self.reader.watch(self._on_event)
+        self._unwatch = self.reader.watch(self._on_event, kinds=self._watched)
         for api_version, kind in self.watches:
             for obj in self.reader.list(api_version, kind):
                 for key in self.initial_keys(obj):
@@ -121,6 +126,12 @@ class ReconcileController(Controller):
     @abc.abstractmethod
     def reconcile(self, key: Hashable) -> None:
         """Move the state of `key` towards what it should be."""
+
+    def has_work(self) -> bool:
+        """A key is ready in the queue (a subclass with its own `run_once` is always asked)."""
+        if type(self).run_once is not ReconcileController.run_once:
+            return True
+        return self.queue.has_ready()
 
     def run_once(self) -> bool:
         key = self.queue.pop()

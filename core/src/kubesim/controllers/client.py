@@ -22,9 +22,11 @@ class Client:
         self.cluster = cluster
         self.actor = actor
 
-    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
-        """Get one object (a copy)."""
-        return self.cluster.get(api_version, kind, name, namespace)
+    def get(
+        self, api_version: str, kind: str, name: str, namespace: str | None = None, *, copy: bool = True
+    ) -> dict[str, Any]:
+        """Get one object (a copy; copy=False: the stored object, read-only)."""
+        return self.cluster.get(api_version, kind, name, namespace, copy=copy)
 
     def list(
         self,
@@ -40,17 +42,26 @@ class Client:
             api_version, kind, namespace, label_selector=label_selector, field_selector=field_selector
         )
 
-    def create(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """Create an object."""
-        return self.cluster.create(obj, actor=self.actor)
+    def create(self, obj: dict[str, Any], *, copy: bool = True) -> dict[str, Any]:
+        """Create an object.
 
-    def update(self, obj: dict[str, Any], *, subresource: str | None = None) -> dict[str, Any]:
-        """Replace an object (409 Conflict when its resourceVersion is stale)."""
-        return self.cluster.update(obj, actor=self.actor, subresource=subresource)
+        copy=False hands `obj` over (stored without a copy, never mutate it afterwards) and
+        returns the stored object (read-only), as `Cluster.create(copy=False)` does.
+        """
+        return self.cluster.create(obj, actor=self.actor, copy=copy)
 
-    def update_status(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """Replace an object's status through the status subresource."""
-        return self.cluster.update(obj, actor=self.actor, subresource="status")
+    def update(self, obj: dict[str, Any], *, subresource: str | None = None, copy: bool = True) -> dict[str, Any]:
+        """Replace an object (409 Conflict when its resourceVersion is stale); copy as for create."""
+        return self.cluster.update(obj, actor=self.actor, subresource=subresource, copy=copy)
+
+    def update_status(self, obj: dict[str, Any], *, copy: bool = True) -> dict[str, Any]:
+        """Replace an object's status through the status subresource; copy as for create.
+
+        With copy=False, `obj` may share every part but its metadata and status with the stored
+        object it came from (`get(copy=False)`): `{**stored, "metadata": dict(stored["metadata"]),
+        "status": new_status}` writes a status without copying the rest.
+        """
+        return self.cluster.update(obj, actor=self.actor, subresource="status", copy=copy)
 
     def patch(
         self,

@@ -101,9 +101,15 @@ class ClusterReader:
     def __init__(self, cluster: Cluster) -> None:
         self._cluster = cluster
 
-    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
-        """A copy of one object; NotFound when it does not exist."""
-        return self._cluster.get(api_version, kind, name, namespace)
+    def get(
+        self, api_version: str, kind: str, name: str, namespace: str | None = None, *, copy: bool = True
+    ) -> dict[str, Any]:
+        """A copy of one object; NotFound when it does not exist.
+
+        copy=False returns the stored object (no copy: a controller that only reads, or copies
+        only what it writes, saves a deep copy per read); read it, never mutate it.
+        """
+        return self._cluster.get(api_version, kind, name, namespace, copy=copy)
 
     def list(
         self,
@@ -119,9 +125,15 @@ class ClusterReader:
             api_version, kind, namespace, label_selector=label_selector, field_selector=field_selector
         )
 
-    def watch(self, handler: Callable[[WatchEvent], None]) -> Callable[[], None]:
-        """Deliver every committed change to `handler`; returns the function that stops it."""
-        return self._cluster.watch(handler)
+    def watch(
+        self, handler: Callable[[WatchEvent], None], *, kinds: Iterable[str] | None = None
+    ) -> Callable[[], None]:
+        """Deliver every committed change to `handler`; returns the function that stops it.
+
+        `kinds` (e.g. {"Pod", "Node"}) delivers only changes of objects of those kinds: a
+        controller that declares what it watches costs nothing on every other write.
+        """
+        return self._cluster.watch(handler, kinds=kinds)
 
     def namespaced(self, api_version: str, kind: str) -> bool:
         """Whether a kind is namespaced; NotFound for a kind the cluster does not serve."""

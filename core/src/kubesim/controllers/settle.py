@@ -142,6 +142,10 @@ class LoopGuard:
             )
 
 
+def _always() -> bool:
+    return True
+
+
 def _run_once(controller: Settleable) -> bool:
     return controller.run_once()
 
@@ -158,16 +162,18 @@ def settle(
 ) -> None:
     """Run `controllers` round-robin until none has work, then check every waiter.
 
-    A waiter that does not hold when nothing has work raises NotSettled; so do the
+    A controller whose `has_work()` (kubesim.controllers.Controller's) says False is not run
+    in that round: a ReconcileController with an empty queue costs nothing. A waiter that does not hold when nothing has work raises NotSettled; so do the
     guard's bounds (a new `LoopGuard(changes, objects=objects, limits=limits)` unless one
     is given, shared by a whole step). `run` calls one loop (the engine wraps errors).
     """
     if guard is None:
         guard = LoopGuard(changes, objects=objects, limits=limits)
+    rounds = [(c, getattr(c, "has_work", _always)) for c in controllers]
     while True:
         progress = False
-        for controller in controllers:
-            if run(controller):
+        for controller, has_work in rounds:
+            if has_work() and run(controller):
                 progress = True
                 guard.tick(controller.name)
         if progress:

@@ -51,6 +51,15 @@ class WorkQueue(Generic[K]):
         del self._queue[key]
         return key
 
+    def has_ready(self) -> bool:
+        """Whether `pop` would return a key now (cheaper than `ready()` when keys are queued)."""
+        if self._queue:
+            return True
+        if not self._delayed or self._delayed[0][0] > self._now():
+            return False
+        self._promote()
+        return True
+
     def ready(self) -> int:
         """How many keys are ready now."""
         self._promote()

@@ -31,6 +31,7 @@ from typing import Any
 
 from kubesim.errors import BadRequest
 from kubesim.k8s import openapi
+from kubesim.k8s.content_memo import ContentMemo, content_key
 from kubesim.k8s.quantity import QuantityError
 from kubesim.k8s.quantity import parse as parse_quantity
 from kubesim.k8s.rfc3339 import parse_error
@@ -606,9 +607,15 @@ def decoding_message(
     name = openapi.definition_for(group, version, kind)
     if name is None:
         return None
+    key = None
+    if strict and old is None:  # a new object, decoded strictly: a pure check, remembered when it passes
+        key = content_key((group, version, kind, obj))
+        if _DECODED.get(key):
+            return None
     node = _definition_node(name)
     error = _walk(node, obj, old, ordered=False, strict=strict)
     if error is None:
+        _DECODED.put(key, True)
         return None
     error = _walk(node, obj, old, ordered=True, strict=strict)  # again in JSON order: upstream's first error
     return f'{kind} in version "{version}" cannot be handled as a {kind}: {error}'
@@ -632,6 +639,10 @@ def _walk(node: _Node, obj: Any, old: Any, *, ordered: bool, strict: bool = True
         del container[key]
     return None
 
+
+_DECODED: ContentMemo[bool] = ContentMemo()
+"""New objects that decoded strictly without an error: `kubesim run` checks every object of a
+scenario before the run and the cluster decodes it again when the engine creates it."""
 
 _OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 _DELETE_OPTIONS = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"

@@ -11,6 +11,7 @@ fraction after the seconds) and words its errors after the layout element that f
 from __future__ import annotations
 
 import calendar
+from functools import lru_cache
 
 __all__ = ["parse_error"]
 
@@ -37,7 +38,24 @@ def _quote(text: str) -> str:
 
 
 def parse_error(value: str, *, micro: bool = False) -> str | None:
-    """The error time.Parse gives `value` with the RFC 3339 layout (MicroTime's, micro=True), or None."""
+    """The error time.Parse gives `value` with the RFC 3339 layout (MicroTime's, micro=True), or None.
+
+    Remembered for the latest distinct values: every write of a run stamps the same few clock
+    readings (conditions' transition times, creationTimestamp), decoded again on each write.
+    """
+    return _parse_error(value, micro) if len(value) <= _CACHED_LENGTH else _parse(value, micro)
+
+
+_CACHED_LENGTH = 64
+"""Longer values are never timestamps; they are checked without being remembered."""
+
+
+@lru_cache(maxsize=4096)
+def _parse_error(value: str, micro: bool) -> str | None:
+    return _parse(value, micro)
+
+
+def _parse(value: str, micro: bool) -> str | None:
     layout = _RFC3339_MICRO if micro else _RFC3339
     chunks = [("", "2006"), ("-", "01"), ("-", "02"), ("T", "15"), (":", "04"), (":", "05")]
     if micro:

@@ -536,6 +536,12 @@ class FieldSelector:
         """Parse the string form (SelectorError when invalid)."""
         return _parse_fields_cached(text)
 
+    @classmethod
+    def equals(cls, path: str, value: str) -> FieldSelector:
+        """The selector `path=value`, without parsing or escaping (`equals("spec.nodeName", n)`,
+        what the kubelet lists once per pod: one selector per node would not stay cached)."""
+        return cls(((tuple(path.split(".")), True, value),))
+
     @property
     def empty(self) -> bool:
         """True when there are no terms."""

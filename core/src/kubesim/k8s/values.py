@@ -73,10 +73,30 @@ def _yaml_tag(value: Any) -> str:
     return "a tagged value"
 
 
+def _all_json(value: Any) -> bool:
+    """Whether non_json_value finds nothing in `value` (the same walk, without paths)."""
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is float:
+            if not math.isfinite(item):
+                return False
+        elif not isinstance(item, _JSON_SCALARS):
+            return False
+    return True
+
+
 def non_json_value(value: Any, path: str = "") -> str | None:
     """`<path>: <what is wrong>` for the first value in a decoded tree that JSON, and so the
     Kubernetes API, cannot hold: NaN or infinity (YAML's .nan, .inf), or what an explicit YAML
     tag such as !!binary, !!set or !!timestamp builds. None when there is none."""
+    if _all_json(value):  # the common case, without building a path for every value
+        return None
     stack: list[tuple[Any, str]] = [(value, path)]
     while stack:
         item, where = stack.pop()

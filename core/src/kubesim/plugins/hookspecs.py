@@ -138,7 +138,10 @@ def kubesim_admission(request: AdmissionRequest, runtime: Runtime | None) -> Adm
     Called twice per write: with `request.phase == "mutating"` (a response may carry
     a JSON patch for the object) and then `"validating"` (a response may only deny).
     Each plugin's implementation is called on its own, in pluggy's call order, so a
-    mutating plugin sees the earlier ones' patches (chained webhooks).
+    mutating plugin sees the earlier ones' patches (chained webhooks). Decorate the
+    implementation with `kubesim.cluster.admission_rules(kinds=..., operations=...,
+    phases=..., subresources=...)` (under `@hookimpl`) to be called only on those writes,
+    as a webhook's rules select its requests; without it, every write reaches it.
 
     :param request: the write: operation, resource, object, old object, actor
     :param runtime: the scenario's runtime, to read the cluster (`runtime.reader`) as a

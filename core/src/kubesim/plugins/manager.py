@@ -225,6 +225,8 @@ class Hooks:
         previous ones' patches, as chained admission webhooks do; a denial names the plugin.
         Implementations that declare a `runtime` argument get the scenario's runtime.
         """
+        from kubesim.cluster.admission import RULES_ATTRIBUTE, rules_of
+
         out: list[Callable[[AdmissionRequest], AdmissionResponse | None]] = []
         for impl in self._impls("kubesim_admission"):
             plugin_name = self.pm.get_name(impl.plugin) or impl.plugin_name
@@ -243,6 +245,9 @@ class Hooks:
                     response = attrs.evolve(response, name=_name)
                 return response
 
+            rules = rules_of(impl.function)
+            if rules is not None:  # declared with admission_rules: the chain calls it on those writes only
+                setattr(admit, RULES_ATTRIBUTE, rules)
             out.append(admit)
         return out
 

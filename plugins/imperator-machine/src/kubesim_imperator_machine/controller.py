@@ -175,15 +175,15 @@ class MachineController(ReconcileController):
     def _pod_reconcile_request(self, pod: Obj) -> list[Hashable]:
         """podReconcileRequest: the one Machine whose group and machine type the pod names."""
         meta = pod.get("metadata") or {}
+        labels = meta.get("labels") or {}
+        if MACHINE_GROUP_KEY not in labels:
+            return []  # (checked first: a pod of no machine group needs no namespace read)
         try:
-            ns = self.reader.get("v1", "Namespace", meta.get("namespace", "default"))
+            ns = self.reader.get("v1", "Namespace", meta.get("namespace", "default"), copy=False)
         except NotFound:
             return []
         injection = (ns["metadata"].get("labels") or {}).get(INJECTION_KEY)
-        labels = meta.get("labels") or {}
         if injection != INJECTION_ENABLED and labels.get(POD_ROLE_KEY) == POD_ROLE_GUEST:
-            return []
-        if MACHINE_GROUP_KEY not in labels:
             return []
         machines = self.reader.list(API_VERSION, MACHINE,
                                          label_selector={"matchLabels": {MACHINE_GROUP_KEY: labels[MACHINE_GROUP_KEY]}})

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubesim import Controller, Runtime, hookimpl
-from kubesim.cluster import AdmissionRequest, AdmissionResponse
+from kubesim.cluster import AdmissionRequest, AdmissionResponse, admission_rules
 
 from .admission import admit_machine
 from .controller import MachineController
@@ -26,6 +26,8 @@ def kubesim_controllers() -> Sequence[type[Controller]]:
 
 
 @hookimpl
+@admission_rules(kinds=[(MACHINE_CRD["spec"]["group"], "Machine")], operations=["CREATE", "UPDATE"],
+                 phases=["validating"], subresources=[None])
 def kubesim_admission(request: AdmissionRequest, runtime: Runtime | None) -> AdmissionResponse | None:
     """Upstream's validating webhook for Machines (the cluster applies the schema)."""
     return admit_machine(request, runtime)

@@ -16,7 +16,7 @@ from typing import Any, cast
 from kubesim import ReconcileController, Runtime
 from kubesim.controllers import GRACEFUL_POD_DELETION
 from kubesim.clock import format_time, parse_time
-from kubesim.cluster import WatchEvent, copy_tree
+from kubesim.cluster import FieldSelector, WatchEvent, copy_tree
 from kubesim.errors import ApiError, Conflict, NotFound
 
 from .admission import rejection
@@ -37,6 +37,7 @@ from .simspec import USAGE_ANNOTATION, SimSpecError, effective_time, sim_spec_of
 __all__ = ["KubeletController"]
 
 NODE, POD = "Node", "Pod"
+_NODE_NAME = "spec.nodeName"
 Key = tuple[str, str, str]
 
 
@@ -84,7 +85,7 @@ class KubeletController(ReconcileController):
         if key[0] == NODE and event.type != "DELETED":
             before = node_ready_state(event.old_object or {}) if event.old_object is not None else None
             if node_ready_state(obj) != before:  # pods waiting for (or stopped by) this node's kubelet
-                for pod in self.reader.list("v1", "Pod", field_selector=f"spec.nodeName={key[2]}"):
+                for pod in self.reader.list("v1", "Pod", field_selector=FieldSelector.equals(_NODE_NAME, key[2])):
                     pod_key = self._key(pod)
                     self._to_verify[pod_key] = None
                     keys.append(pod_key)
@@ -107,7 +108,7 @@ class KubeletController(ReconcileController):
 
     def _sync_node(self, name: str) -> None:
         try:
-            node = self.client.get("v1", "Node", name)
+            node = self.client.get("v1", "Node", name, copy=False)  # read-only: written as a new status
         except NotFound:
             return
         given = internal_ip(node)
@@ -120,21 +121,30 @@ class KubeletController(ReconcileController):
                 ip = self._assigned_node_ips[name] = self._node_ips.allocate()
         status = node_status_update(node, self.runtime.clock.timestamp(), ip)
         if status is not None:
-            node["status"] = status
-            self.client.update_status(node)
+            self._write_status(node, status)
+
+    def _write_status(self, stored: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
+        """Write a new status for a stored (read-only) object without copying the rest of it:
+        copy on write. Returns the stored object afterwards (read-only too)."""
+        new = dict(stored)
+        new["metadata"] = dict(stored["metadata"])
+        new["status"] = status
+        return self.client.update_status(new, copy=False)
 
     def _node_of(self, pod: dict[str, Any]) -> dict[str, Any] | None:
+        """The stored node a pod is bound to (read-only), None when unbound or gone."""
         node_name = (pod.get("spec") or {}).get("nodeName")
         if not node_name:
             return None
         try:
-            return self.client.get("v1", "Node", node_name)
+            return self.client.get("v1", "Node", node_name, copy=False)
         except NotFound:
             return None
 
     def _sync_pod(self, namespace: str, name: str) -> None:
+        # pods and nodes are read as stored (read-only); every write builds a new status
         try:
-            pod = self.client.get("v1", "Pod", name, namespace)
+            pod = self.client.get("v1", "Pod", name, namespace, copy=False)
         except NotFound:
             self._assigned_pod_ips.pop((namespace, name), None)
             return
@@ -155,23 +165,19 @@ class KubeletController(ReconcileController):
         except SimSpecError as exc:
             message = sim_spec_message(str(exc))
             self.log.warning("pod has an invalid simSpec annotation", pod=f"{namespace}/{name}", error=str(exc))
-            pod["status"] = failed_status(pod, format_time(now), host_ip, INVALID_SIM_SPEC_REASON, message)
-            self.client.update_status(pod)
+            self._write_status(pod, failed_status(pod, format_time(now), host_ip, INVALID_SIM_SPEC_REASON, message))
             return
         if status.get("phase") != "Running":
-            others = [o for o in self.reader.list("v1", "Pod", field_selector=f"spec.nodeName={node['metadata']['name']}")
+            on_node = FieldSelector.equals(_NODE_NAME, node["metadata"]["name"])
+            others = [o for o in self.reader.list("v1", "Pod", field_selector=on_node)
                       if o["metadata"].get("uid") != meta.get("uid")]
             rejected = rejection(pod, node, others)
             if rejected is not None:  # over capacity: bound without the scheduler (k8s-cluster-simulator's OverCapacity)
-                before = pod
-                pod = copy_tree(pod)
-                pod["status"] = failed_status(pod, format_time(now), host_ip, *rejected)
-                after = self.client.update_status(pod)
-                self.runtime.recorder.record_status(self.name, before, after)  # the timeline shows the rejection
+                after = self._write_status(pod, failed_status(pod, format_time(now), host_ip, *rejected))
+                self.runtime.recorder.record_status(self.name, pod, after)  # the timeline shows the rejection
                 return
             pod_ip = host_ip if (pod.get("spec") or {}).get("hostNetwork") else self._pod_ip(namespace, name)
-            pod["status"] = running_status(pod, format_time(now), host_ip, pod_ip)
-            pod = self.client.update_status(pod)
+            pod = self._write_status(pod, running_status(pod, format_time(now), host_ip, pod_ip))
         if spec is None:
             return
         start = parse_time(pod["status"]["startTime"])
@@ -179,8 +185,7 @@ class KubeletController(ReconcileController):
         elapsed = at - start
         per_phase = not self.runtime.simulated_time  # in simulated time, metrics read the simSpec itself
         if spec.finished(elapsed):
-            pod["status"] = succeeded_status(pod, format_time(start + spec.duration))
-            pod = self.client.update_status(pod)
+            pod = self._write_status(pod, succeeded_status(pod, format_time(start + spec.duration)))
             self._set_usage(pod, usage_annotation(spec, None))  # a recorded write: results see it finish
             return
         if per_phase:
@@ -204,7 +209,7 @@ class KubeletController(ReconcileController):
             return
         pod = copy_tree(pod)
         pod["metadata"].setdefault("annotations", {})[USAGE_ANNOTATION] = value
-        self.client.update(pod)
+        self.client.update(pod, copy=False)  # a fresh copy: handed over
 
     def _finish_termination(self, pod: dict[str, Any]) -> None:
         """Remove a terminating pod once its grace period is over (deletionTimestamp passed)."""
@@ -226,7 +231,7 @@ class KubeletController(ReconcileController):
         for key in list(self._to_verify):
             kind, namespace, name = key
             try:
-                obj = cluster.get("v1", kind, name, namespace or None)
+                obj = cluster.get("v1", kind, name, namespace or None, copy=False)
             except NotFound:
                 del self._to_verify[key]
                 continue

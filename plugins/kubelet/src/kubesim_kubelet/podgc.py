@@ -13,7 +13,7 @@ from collections.abc import Hashable, Iterable
 from typing import Any, cast
 
 from kubesim import ReconcileController, Runtime
-from kubesim.cluster import WatchEvent
+from kubesim.cluster import FieldSelector, WatchEvent
 from kubesim.errors import ApiError, Conflict, NotFound
 
 __all__ = ["PodGCController"]
@@ -40,7 +40,7 @@ class PodGCController(ReconcileController):
             if event.type != "DELETED":
                 return []
             name = (obj.get("metadata") or {}).get("name", "")
-            pods = self.reader.list("v1", "Pod", field_selector=f"spec.nodeName={name}")
+            pods = self.reader.list("v1", "Pod", field_selector=FieldSelector.equals("spec.nodeName", name))
             return self._note([k for pod in pods for k in self.keys_for_object(pod)])
         if event.type == "DELETED" or not (obj.get("spec") or {}).get("nodeName"):
             return []
@@ -56,7 +56,7 @@ class PodGCController(ReconcileController):
         if not node_name:
             return False
         try:
-            self.reader.get("v1", "Node", node_name)
+            self.reader.get("v1", "Node", node_name, copy=False)  # only whether it exists
         except NotFound:
             return True
         return False
@@ -64,7 +64,7 @@ class PodGCController(ReconcileController):
     def reconcile(self, key: Hashable) -> None:
         namespace, name = cast(tuple[str, str], key)
         try:
-            pod = self.client.get("v1", "Pod", name, namespace)
+            pod = self.client.get("v1", "Pod", name, namespace, copy=False)  # read-only
         except NotFound:
             return
         meta = pod["metadata"]
@@ -73,8 +73,8 @@ class PodGCController(ReconcileController):
         try:
             status = pod.get("status") or {}
             if status.get("phase") not in ("Succeeded", "Failed"):
-                pod["status"] = _failed_by_gc(status, self.runtime.clock.timestamp())
-                self.client.update_status(pod)
+                failed = {**pod, "metadata": dict(meta), "status": _failed_by_gc(status, self.runtime.clock.timestamp())}
+                self.client.update_status(failed, copy=False)  # copy on write: a new status only
             self.client.delete("v1", "Pod", name, namespace, grace_period_seconds=0)
         except (Conflict, NotFound):
             self.queue.add(key)
@@ -86,7 +86,7 @@ class PodGCController(ReconcileController):
         for key in list(self._to_verify):
             namespace, name = cast(tuple[str, str], key)
             try:
-                pod = self.reader.get("v1", "Pod", name, namespace)
+                pod = self.reader.get("v1", "Pod", name, namespace, copy=False)
             except NotFound:
                 del self._to_verify[key]
                 continue

@@ -50,7 +50,7 @@ def _name_seen_by_webhook(pod: dict[str, Any], operation: str) -> str:
 def _exists(cluster: ClusterReader, name: str, namespace: str | None) -> bool:
     """Whether the cached client's Get finds the pod (an update, or a create of a taken name)."""
     try:
-        cluster.get("v1", "Pod", name, namespace)
+        cluster.get("v1", "Pod", name, namespace, copy=False)
     except NotFound:
         return False
     return True
@@ -71,7 +71,7 @@ def admit_pod(request: AdmissionRequest, runtime: Runtime | None) -> AdmissionRe
         return None
     cluster = runtime.reader
     try:
-        ns = cluster.get("v1", "Namespace", request.namespace or "default")
+        ns = cluster.get("v1", "Namespace", request.namespace or "default", copy=False)  # read-only
     except NotFound:
         return None
     if (ns["metadata"].get("labels") or {}).get(INJECTION_KEY) != INJECTION_ENABLED:

@@ -44,7 +44,7 @@ class EphemeralVolumeController(ReconcileController):
         assert isinstance(key, tuple) and len(key) == 2
         namespace, name = str(key[0]), str(key[1])
         try:
-            pod = self.reader.get("v1", "Pod", name, namespace)
+            pod = self.reader.get("v1", "Pod", name, namespace, copy=False)  # read-only
         except NotFound:
             return
         if (pod.get("metadata") or {}).get("deletionTimestamp"):

@@ -16,10 +16,12 @@ from kubesim.cluster.validation.dra import device_selectors
 
 from .plugins.dynamicresources.cel import CelError, compile_selector
 
-__all__ = ["VALIDATOR", "admit_device_selectors"]
+__all__ = ["ADMITTED_KINDS", "VALIDATOR", "admit_device_selectors"]
 
 VALIDATOR = "cel.resource.k8s.io"
 _KINDS = frozenset({"DeviceClass", "ResourceClaim", "ResourceClaimTemplate"})
+ADMITTED_KINDS = frozenset(("resource.k8s.io", kind) for kind in _KINDS)
+"""(group, kind) of what admit_device_selectors checks (its admission rules)."""
 
 
 def admit_device_selectors(request: AdmissionRequest) -> AdmissionResponse | None:

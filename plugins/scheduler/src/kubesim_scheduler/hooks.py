@@ -7,10 +7,10 @@ from typing import Any
 
 import click
 from kubesim import Runtime, hookimpl
-from kubesim.cluster import AdmissionRequest, AdmissionResponse
+from kubesim.cluster import AdmissionRequest, AdmissionResponse, admission_rules
 
 from .controller import SchedulerController
-from .dra_admission import admit_device_selectors
+from .dra_admission import ADMITTED_KINDS, admit_device_selectors
 from .framework.interface import Plugin
 from .options import run_options
 from .resourceclaim_controller import ResourceClaimController
@@ -32,6 +32,7 @@ def kubesim_controllers() -> Sequence[type[SchedulerController] | type[ResourceC
 
 
 @hookimpl
+@admission_rules(kinds=ADMITTED_KINDS, operations=["CREATE", "UPDATE"], phases=["validating"], subresources=[None])
 def kubesim_admission(request: AdmissionRequest, runtime: Runtime | None) -> AdmissionResponse | None:
     """CEL device selectors compile (DeviceClass, ResourceClaim, ResourceClaimTemplate)."""
     return admit_device_selectors(request)

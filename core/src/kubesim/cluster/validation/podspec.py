@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from kubesim.k8s.content_memo import ContentMemo, content_key
 from kubesim.k8s.validation import (
     FieldError,
     duplicate,
@@ -139,9 +140,27 @@ def validate_pod_spec(spec: Any) -> list[FieldError]:
     return errs
 
 
+_VALIDATED: ContentMemo[tuple[FieldError, ...]] = ContentMemo()
+"""validate_pod's answers by spec content: a workload's pods share one spec, and `kubesim run`
+validates every pod of a scenario before the run and again when the engine creates it."""
+
+
 def validate_pod(pod: dict[str, Any]) -> list[FieldError]:
-    """ValidatePodCreate (metadata aside): the spec, and no nodeName while scheduling gates remain."""
+    """ValidatePodCreate (metadata aside): the spec, and no nodeName while scheduling gates remain.
+
+    A pure function of pod["spec"]: answers are remembered by the spec's content (ContentMemo).
+    """
     spec = pod.get("spec")
+    key = content_key(spec)
+    known = _VALIDATED.get(key)
+    if known is not None:
+        return list(known)
+    errs = _validate_pod(spec)
+    _VALIDATED.put(key, tuple(errs))
+    return errs
+
+
+def _validate_pod(spec: Any) -> list[FieldError]:
     errs = validate_pod_spec(spec)
     if isinstance(spec, dict):
         if spec.get("ephemeralContainers"):
