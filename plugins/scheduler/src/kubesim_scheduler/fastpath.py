@@ -228,7 +228,7 @@ class FastPath:
         if self.fit.name in active:
             if req is None:
                 return None
-            key = (req.milli_cpu, req.memory, req.ephemeral_storage, tuple(sorted(req.scalar_resources.items())))
+            key = req.request_key()
             fit_codes = self._codes.get(key, rows, lambda r: self.fit._codes(t, req, r),  # noqa: SLF001
                                         lambda r: self._code_one(req, r), False)
             if fit_codes is None:

@@ -66,6 +66,10 @@ class Resource:
     def is_zero(self) -> bool:
         return not (self.milli_cpu or self.memory or self.ephemeral_storage or self.scalar_resources)
 
+    def request_key(self) -> tuple[int, int, int, tuple[tuple[str, int], ...]]:
+        """What decides a request's fit on a node, hashable: the key of per-shape caches."""
+        return self.milli_cpu, self.memory, self.ephemeral_storage, tuple(sorted(self.scalar_resources.items()))
+
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 

@@ -122,7 +122,7 @@ class Fit(PreFilterPlugin, BatchFilterPlugin, PreScorePlugin, BatchScorePlugin, 
             return BatchFilterResult(np.full(len(rows), int(Code.ERROR), dtype=np.int8),
                                      lambda _r: (f'error reading "{_PRE_FILTER_KEY}" from cycleState: not found',))
         t = self.handle.node_table
-        key = (req.milli_cpu, req.memory, req.ephemeral_storage, tuple(sorted(req.scalar_resources.items())))
+        key = req.request_key()
         codes = self._filter_memo.get(key, rows, lambda r: self._codes(t, req, r))
         return BatchFilterResult(codes, lambda row: self._reasons(t, req, row))
 
