@@ -1,0 +1,79 @@
+"""`kubesim perf` and `kubesim run --profile` end to end, through the installed command.
+
+The example file examples/perf/performance-config.yaml is kubesim's own, in upstream
+scheduler_perf's format; its "short" workloads run in a few seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import pstats
+from pathlib import Path
+from typing import Any
+
+from kubesim.testing import run_kubesim
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "perf" / "performance-config.yaml"
+QUICKSTART = ROOT / "examples" / "quickstart" / "scenario.yaml"
+
+
+def _deterministic(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [i for i in items if i["labels"]["Metric"] != "SchedulingThroughput"]
+
+
+def test_perf_example_by_label_and_workload(tmp_path: Path) -> None:
+    args = ("perf", str(EXAMPLE), "--label", "short", "--workload", "SchedulingBasic/50Nodes",
+            "--workload", "TopologySpreading/30Nodes", "--detail", "summary")
+    first = run_kubesim(*args, "-o", "a.json", cwd=tmp_path, plugins=("scheduler",), timeout=300)
+    assert first.returncode == 0, first.stderr
+    second = run_kubesim(*args, "-o", "b.json", "-q", cwd=tmp_path, plugins=("scheduler",), timeout=300)
+    assert second.returncode == 0, second.stderr
+    a = json.loads((tmp_path / "a.json").read_text())
+    b = json.loads((tmp_path / "b.json").read_text())
+    assert a["version"] == "v1"
+    names = sorted({i["labels"]["Name"] for i in a["dataItems"]})
+    assert names == ["SchedulingBasic/50Nodes", "TopologySpreading/30Nodes/spread"]
+    throughput = [i for i in a["dataItems"] if i["labels"]["Metric"] == "SchedulingThroughput"]
+    assert all(i["unit"] == "pods/s" and set(i["data"]) == {"Average", "Perc50", "Perc90", "Perc95", "Perc99"}
+               and i["data"]["Average"] > 0 for i in throughput)
+    by_name = {(i["labels"]["Metric"], i["labels"]["Name"]): i["data"] for i in a["dataItems"]}
+    assert by_name[("Placement", "SchedulingBasic/50Nodes")]["Bound"] == 100
+    assert by_name[("SchedulingAttempts", "SchedulingBasic/50Nodes")] == {"Scheduled": 100, "Unschedulable": 0,
+                                                                           "Error": 0}
+    spread = by_name[("Placement", "TopologySpreading/30Nodes/spread")]
+    assert spread["Bound"] == 60 and spread["Pending"] == 0
+    assert _deterministic(a["dataItems"]) == _deterministic(b["dataItems"])  # same placement, attempts, digest
+    assert "SchedulingBasic/50Nodes" in first.stderr  # the summary table
+
+
+def test_perf_churn_workload_and_threshold(tmp_path: Path) -> None:
+    proc = run_kubesim("perf", str(EXAMPLE), "--label", "short,churn", "--detail", "none", "-o", "c.json",
+                       cwd=tmp_path, plugins=("scheduler",), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    (placement,) = [i for i in json.loads((tmp_path / "c.json").read_text())["dataItems"]
+                    if i["labels"]["Metric"] == "Placement"]
+    assert placement["labels"]["Name"] == "SchedulingWithChurn/20Nodes" and placement["data"]["Bound"] == 80
+
+
+def test_perf_bad_input_exits_2_naming_the_field(tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text(
+        "- name: X\n  workloadTemplate:\n  - opcode: createPods\n    countt: 3\n  workloads: [{name: w}]\n")
+    proc = run_kubesim("perf", "bad.yaml", cwd=tmp_path, plugins=("scheduler",), timeout=120)
+    assert proc.returncode == 2
+    assert "error: bad.yaml: [0].workloadTemplate[0].countt: unknown field" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_run_profile_writes_pstats_naming_the_scheduler(tmp_path: Path) -> None:
+    proc = run_kubesim("run", str(QUICKSTART), "-q", "--profile", "run.prof", "--profile-top", "5",
+                       cwd=tmp_path, plugins=("scheduler", "kubelet"), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    stats = pstats.Stats(str(tmp_path / "run.prof"))
+    files = {func[0] for func in stats.stats}  # type: ignore[attr-defined]
+    assert any("kubesim_scheduler" in f for f in files)
+    assert "cumulative" in proc.stderr
+    top = run_kubesim("run", str(QUICKSTART), "-q", "--profile", "top.txt", cwd=tmp_path,
+                      plugins=("scheduler", "kubelet"), timeout=300)
+    assert top.returncode == 0, top.stderr
+    assert "kubesim_scheduler" in (tmp_path / "top.txt").read_text()
