@@ -157,7 +157,8 @@ class _Compiler:
         if path is None:
             assert default is not None
             return copy.deepcopy(default)
-        return self.templates.object(self.case.path_of(path), env, f"{op.path}.{field_name}")
+        kind = default.get("kind") if default is not None else None
+        return self.templates.object(self.case.path_of(path), env, f"{op.path}.{field_name}", kind)
 
     def _step_at(self, start: int, seconds: float) -> int:
         return start + int(math.floor(seconds / self.step_seconds + 1e-9))
@@ -213,8 +214,8 @@ class _Compiler:
         for i in range(count):
             name = f"{prefix}-{i}"
             if op.get("namespaceTemplatePath"):
-                obj = self._template(op, "namespaceTemplatePath", op.get("namespaceTemplatePath"), None,
-                                     {"Index": i, "Count": count})
+                obj = self._template(op, "namespaceTemplatePath", op.get("namespaceTemplatePath"),
+                                     {"apiVersion": "v1", "kind": "Namespace"}, {"Index": i, "Count": count})
                 obj.setdefault("metadata", {})["name"] = name
                 if name not in self.namespaces:
                     self.namespaces.add(name)

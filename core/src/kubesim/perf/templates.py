@@ -139,23 +139,27 @@ class TemplateCache:
             self._text[path] = text
         return text
 
-    def object(self, path: Path, env: Mapping[str, Any], where: str) -> dict[str, Any]:
-        """The object of template `path` rendered with `env`; `where` is the field path that named it."""
+    def object(self, path: Path, env: Mapping[str, Any], where: str, kind: str | None = None) -> dict[str, Any]:
+        """The object of template `path` rendered with `env`; `where` is the field path that named it.
+        `kind` (a core v1 kind: Node, Pod, ...) is the object's kind when the file leaves it out, as
+        upstream decodes node and pod templates straight into their types."""
         text = self._read(path, where)
         if "{{" not in text:
             parsed = self._parsed.get(path)
             if parsed is None:
-                parsed = self._check(_parse(text, str(path)), path, where, self.file)
+                parsed = self._check(_parse(text, str(path)), path, where, self.file, kind)
                 self._parsed[path] = parsed
             return copy.deepcopy(parsed)
         try:
             rendered = render_text(text, env)
         except ValueError as exc:
             raise InvalidInput([Problem("", f"template: {exc}", str(path))]) from None
-        return self._check(_parse(rendered, str(path)), path, where, self.file)
+        return self._check(_parse(rendered, str(path)), path, where, self.file, kind)
 
     @staticmethod
-    def _check(obj: Any, path: Path, where: str, file: str) -> dict[str, Any]:
+    def _check(obj: Any, path: Path, where: str, file: str, kind: str | None) -> dict[str, Any]:
+        if kind is not None and isinstance(obj, dict) and "kind" not in obj:
+            obj = {"apiVersion": "v1", "kind": kind, **obj}
         if not isinstance(obj, dict) or not isinstance(obj.get("kind"), str):
             raise InvalidInput([Problem(where, f"template {path}: expected one Kubernetes object (with kind), "
                                                f"got {json.dumps(obj, default=str)[:60]}", file)])
