@@ -11,6 +11,7 @@ import pstats
 from pathlib import Path
 from typing import Any
 
+import pytest
 from kubesim.testing import run_kubesim
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +25,7 @@ def _deterministic(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def test_perf_example_by_label_and_workload(tmp_path: Path) -> None:
     args = ("perf", str(EXAMPLE), "--label", "short", "--workload", "SchedulingBasic/50Nodes",
-            "--workload", "TopologySpreading/30Nodes", "--detail", "summary")
+            "--workload", "TopologySpreading/30Nodes", "--workload", "SchedulingWithChurn/20Nodes", "--detail", "summary")
     first = run_kubesim(*args, "-o", "a.json", cwd=tmp_path, plugins=("scheduler",), timeout=300)
     assert first.returncode == 0, first.stderr
     second = run_kubesim(*args, "-o", "b.json", "-q", cwd=tmp_path, plugins=("scheduler",), timeout=300)
@@ -33,7 +34,7 @@ def test_perf_example_by_label_and_workload(tmp_path: Path) -> None:
     b = json.loads((tmp_path / "b.json").read_text())
     assert a["version"] == "v1"
     names = sorted({i["labels"]["Name"] for i in a["dataItems"]})
-    assert names == ["SchedulingBasic/50Nodes", "TopologySpreading/30Nodes/spread"]
+    assert names == ["SchedulingBasic/50Nodes", "SchedulingWithChurn/20Nodes", "TopologySpreading/30Nodes/spread"]
     throughput = [i for i in a["dataItems"] if i["labels"]["Metric"] == "SchedulingThroughput"]
     assert all(i["unit"] == "pods/s" and set(i["data"]) == {"Average", "Perc50", "Perc90", "Perc95", "Perc99"}
                and i["data"]["Average"] > 0 for i in throughput)
@@ -43,26 +44,36 @@ def test_perf_example_by_label_and_workload(tmp_path: Path) -> None:
                                                                            "Error": 0}
     spread = by_name[("Placement", "TopologySpreading/30Nodes/spread")]
     assert spread["Bound"] == 60 and spread["Pending"] == 0
+    # 60 spread pods on 30 nodes of zones a/b/c (10 each), one init pod per node: every node is used
+    assert spread["NodesUsed"] == 30
+    assert by_name[("Placement", "SchedulingWithChurn/20Nodes")]["Bound"] == 80  # churn and deletes did not stop it
     assert _deterministic(a["dataItems"]) == _deterministic(b["dataItems"])  # same placement, attempts, digest
     assert "SchedulingBasic/50Nodes" in first.stderr  # the summary table
 
 
-def test_perf_churn_workload_and_threshold(tmp_path: Path) -> None:
-    proc = run_kubesim("perf", str(EXAMPLE), "--label", "short,churn", "--detail", "none", "-o", "c.json",
-                       cwd=tmp_path, plugins=("scheduler",), timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    (placement,) = [i for i in json.loads((tmp_path / "c.json").read_text())["dataItems"]
-                    if i["labels"]["Metric"] == "Placement"]
-    assert placement["labels"]["Name"] == "SchedulingWithChurn/20Nodes" and placement["data"]["Bound"] == 80
+BAD_FILES = {
+    "unknown-field": ("- name: X\n  workloadTemplate:\n  - opcode: createPods\n    countt: 3\n  workloads: [{name: w}]\n",
+                      "error: bad.yaml: [0].workloadTemplate[0].countt: unknown field"),
+    "scheduler-config": ("- name: X\n  schedulerConfigPath: cfg.yaml\n  workloadTemplate: [{opcode: barrier}]\n"
+                         "  workloads: [{name: w}]\n",
+                         "error: bad.yaml: [0].schedulerConfigPath: cfg.yaml: percentageOfNodesToScore: Invalid value"),
+    "feature-gate": ("- name: X\n  workloadTemplate: [{opcode: barrier}]\n  workloads: [{name: w, featureGates: {Foo: true}}]\n",
+                     "error: bad.yaml: [0].workloads[0].featureGates: unrecognized feature gate: Foo"),
+    "parameter": ("- name: X\n  workloadTemplate: [{opcode: createNodes, countParam: $nodes}]\n  workloads: [{name: w}]\n",
+                  "error: bad.yaml: [0].workloadTemplate[0].countParam: parameter nodes is undefined in workload 'w'"),
+}
 
 
-def test_perf_bad_input_exits_2_naming_the_field(tmp_path: Path) -> None:
-    (tmp_path / "bad.yaml").write_text(
-        "- name: X\n  workloadTemplate:\n  - opcode: createPods\n    countt: 3\n  workloads: [{name: w}]\n")
-    proc = run_kubesim("perf", "bad.yaml", cwd=tmp_path, plugins=("scheduler",), timeout=120)
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_perf_bad_input_exits_2_naming_the_field(tmp_path: Path, case: str) -> None:
+    text, expected = BAD_FILES[case]
+    (tmp_path / "bad.yaml").write_text(text)
+    (tmp_path / "cfg.yaml").write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                                       "percentageOfNodesToScore: 900\n")
+    proc = run_kubesim("perf", "bad.yaml", "-o", "out.json", cwd=tmp_path, plugins=("scheduler",), timeout=120)
     assert proc.returncode == 2
-    assert "error: bad.yaml: [0].workloadTemplate[0].countt: unknown field" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert expected in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "out.json").exists()
 
 
 def test_run_profile_writes_pstats_naming_the_scheduler(tmp_path: Path) -> None:

@@ -196,3 +196,10 @@ def test_compile_errors_name_the_field(tmp_path: Path, ops: list[dict[str, Any]]
     with pytest.raises(InvalidInput) as info:
         _plan(tmp_path, ops, max_objects=10)
     assert any(expected in str(p) for p in info.value.problems), info.value.problems
+
+
+def test_templates_without_kind_are_of_the_op_kind(tmp_path: Path) -> None:
+    (tmp_path / "bare.yaml").write_text("metadata: {generateName: bare-}\nspec: {containers: [{name: c, image: i}]}\n")
+    plan = _plan(tmp_path, [{"opcode": "createPods", "count": 1, "podTemplatePath": "bare.yaml"}])
+    ((_, pod),) = _objects(plan, "Pod")
+    assert pod["apiVersion"] == "v1" and pod["metadata"]["name"] == "bare-0"

@@ -52,9 +52,10 @@ def _plugin_options(hooks: Hooks, case: TestCase, workload: Workload, cli_option
                     option.callback(click.get_current_context(), option, path)
                 except InvalidInput as exc:
                     raise InvalidInput([Problem(f"{case.path}.schedulerConfigPath",
-                                                f"{case.scheduler_config_path}: {p}", case.file)
-                                        for p in exc.problems]) from None
+                                                f"{p.file or path}: {p.path + ': ' if p.path else ''}{p.message}",
+                                                case.file) for p in exc.problems]) from None
         options["scheduler_config"] = path
+    feature_gates_option(case.feature_gates, f"{case.path}.featureGates", case.file)  # its own errors, its own path
     gates = {**case.feature_gates, **workload.feature_gates}
     if options.get("feature_gates"):
         try:
