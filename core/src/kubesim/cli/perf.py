@@ -115,12 +115,17 @@ def perf_command(hooks: Hooks) -> click.Command:
         embedded cluster, and write scheduler_perf's DataItems JSON."""
         configure_logging(-1 - quiet)
         problems = []
+        targets: dict[Any, str] = {}
         for option, path in (("--output", output), ("--profile", profile_path)):
             if path:
                 try:
-                    check_output(path)
+                    target = check_output(path)
                 except OutputError as exc:
                     problems.append(str(exc))
+                    continue
+                if target in targets:
+                    problems.append(f"{option} {path}: the same file as {targets[target]}")
+                targets[target] = f"{option} {path}"
         for problem in problems:
             click.echo(f"error: {problem}", err=True)
         if problems:
