@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -74,8 +75,6 @@ def test_test_case_fields() -> None:
     (_case([{"opcode": "churn", "mode": "spin", "templatePaths": ["a"]}]), "[0].workloadTemplate[0].mode: expected"),
     (_case([{"opcode": "churn", "mode": "recreate", "templatePaths": ["a"]}]), "[0].workloadTemplate[0].number: must"),
     (_case([{"opcode": "createPods", "collectMetrics": True, "skipWaitToCompletion": True}]), "cannot be true"),
-    (_case([{"opcode": "createPods", "steadyState": True}]), "steadyState: steady-state createPods is not supported"),
-    (_case([{"opcode": "allocResourceClaims"}]), "opcode 'allocResourceClaims' is not supported"),
     (_case([{"opcode": "startCollectingMetrics"}]), "[0].workloadTemplate[0].namespaces: cannot be empty"),
     (_case([{"opcode": "createNodes", "labelNodePrepareStrategy": {"labelKey": "z"}}]),
      "labelNodePrepareStrategy: labelKey and a non-empty labelValues are required"),
@@ -156,3 +155,29 @@ def test_selection_by_label_workload_and_test_case() -> None:
     assert names(workloads=["small"]) == ["A/small", "B/small"]
     assert names(workloads=["B/small"]) == ["B/small"]
     assert names(test_cases=["B"]) == ["B/small"]
+
+
+@pytest.mark.parametrize("op, expected", [
+    ({"opcode": "createPods", "steadyState": True, "durationParam": "$d"},
+     "perf.yaml: [0].workloadTemplate[0].steadyState: steady-state createPods is not supported by kubesim perf "
+     "(workload 'w')"),
+    ({"opcode": "createResourceDriver", "driverName": "x", "nodes": "*"},
+     "perf.yaml: [0].workloadTemplate[0].opcode: opcode 'createResourceDriver' is not supported by kubesim perf "
+     "(workload 'w')"),
+])
+def test_unsupported_ops_fail_only_the_workloads_that_run_them(op: dict[str, Any], expected: str) -> None:
+    (case,) = parse_test_cases(_case([op]), "perf.yaml")  # the file still parses: other testCases can run
+    with pytest.raises(InvalidInput) as info:
+        resolve_op(case.ops[0], case.workloads[0], set(), "perf.yaml")
+    assert [str(p) for p in info.value.problems] == [expected]
+
+
+def test_paths_relative_to_the_file_or_its_parent(tmp_path: Path) -> None:
+    (tmp_path / "config" / "templates").mkdir(parents=True)
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "config" / "templates" / "new.yaml").write_text("")
+    (tmp_path / "config" / "old.yaml").write_text("")  # config/old.yaml named "config/old.yaml", from the parent
+    (case,) = parse_test_cases(_case([{"opcode": "barrier"}]), str(tmp_path / "config" / "perf.yaml"))
+    assert case.path_of("templates/new.yaml") == tmp_path / "config" / "templates" / "new.yaml"
+    assert case.path_of("config/old.yaml") == tmp_path / "config" / "old.yaml"
+    assert case.path_of("missing.yaml") == tmp_path / "config" / "missing.yaml"

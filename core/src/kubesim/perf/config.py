@@ -102,6 +102,9 @@ class Op:
     fields: Mapping[str, Any]
     path: str
     index: int
+    unsupported: str | None = None
+    """Why kubesim cannot run this op (an upstream opcode or mode it does not model): an error
+    when a selected workload reaches it, so that the file's other testCases still run."""
 
     def get(self, name: str, default: Any = None) -> Any:
         """A field's value, `default` when unset."""
@@ -141,10 +144,17 @@ class TestCase:
     """The testCase's field path in the file ([0])."""
 
     def path_of(self, relative: str) -> Path:
-        """A template or configuration path of the file, relative to the file's directory (as
-        upstream's are relative to the test's directory)."""
+        """A template or configuration path of the file. Upstream's are relative to the Go test's
+        directory: the file's own directory in today's layout (affinity/performance-config.yaml
+        with ../templates/...), its parent in the older one (config/performance-config.yaml with
+        config/templates/...). The first of those where the file exists; the first otherwise."""
         p = Path(relative)
-        return p if p.is_absolute() else self.base / p
+        if p.is_absolute():
+            return p
+        for base in (self.base, self.base.parent):
+            if (base / p).exists():
+                return base / p
+        return self.base / p
 
 
 class _Problems:
@@ -238,8 +248,7 @@ def _parse_op(raw: Any, path: str, index: int, problems: _Problems, *, nested: s
         problems.add(f"{path}.opcode", "expected an opcode string (e.g. createNodes, createPods, barrier)")
         return None
     if opcode in _UNSUPPORTED:
-        problems.add(f"{path}.opcode", f"opcode {opcode!r} is not supported by kubesim perf")
-        return None
+        return Op(opcode, {}, f"{path}.opcode", index, f"opcode {opcode!r} is not supported by kubesim perf")
     spec = OPCODES.get(opcode)
     if spec is None or (nested is not None and opcode != nested):
         allowed = nested or ", ".join(OPCODES)
@@ -252,7 +261,11 @@ def _parse_op(raw: Any, path: str, index: int, problems: _Problems, *, nested: s
         fields["createPodsOp"] = inner
     if len(problems.items) == before:
         _check_op(opcode, fields, path, problems)
-    return Op(opcode, fields, path, index) if len(problems.items) == before else None
+    if len(problems.items) != before:
+        return None
+    if fields.get("steadyState") or "steadyStateParam" in fields:
+        return Op(opcode, fields, f"{path}.steadyState", index, "steady-state createPods is not supported by kubesim perf")
+    return Op(opcode, fields, path, index)
 
 
 def _check_op(opcode: str, f: dict[str, Any], path: str, problems: _Problems) -> None:
@@ -265,8 +278,6 @@ def _check_op(opcode: str, f: dict[str, Any], path: str, problems: _Problems) ->
     if opcode == "createPods":
         if f.get("collectMetrics") and f.get("skipWaitToCompletion"):
             problems.add(f"{path}.collectMetrics", "collectMetrics and skipWaitToCompletion cannot be true at the same time")
-        if f.get("steadyState") or "steadyStateParam" in f:
-            problems.add(f"{path}.steadyState", "steady-state createPods is not supported by kubesim perf")
     if opcode == "createPodSets" and "createPodsOp" not in f:
         problems.add(f"{path}.createPodsOp", "required: the createPods op each set runs")
     if opcode == "churn":
@@ -421,6 +432,8 @@ def resolve_op(op: Op, workload: Workload, used: set[str], file: str) -> Op:
     countMultiplierParam, durationParam, signatureBatchSizeParam and `$` values of
     templateParams. InvalidInput when a parameter is missing or of the wrong type."""
     problems = _Problems(file)
+    if op.unsupported:
+        raise InvalidInput([Problem(op.path, f"{op.unsupported} (workload {workload.name!r})", file)])
     f = dict(op.fields)
     for name, target, kind in (("countParam", "count", "int"), ("signatureBatchSizeParam", "signatureBatchSize", "int"),
                                ("durationParam", "duration", "str")):
