@@ -203,3 +203,12 @@ def test_templates_without_kind_are_of_the_op_kind(tmp_path: Path) -> None:
     plan = _plan(tmp_path, [{"opcode": "createPods", "count": 1, "podTemplatePath": "bare.yaml"}])
     ((_, pod),) = _objects(plan, "Pod")
     assert pod["apiVersion"] == "v1" and pod["metadata"]["name"] == "bare-0"
+
+
+def test_a_workload_reaching_an_unsupported_op_is_invalid_input(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput) as info:
+        _plan(tmp_path, [{"opcode": "createNodes", "count": 1},
+                         {"opcode": "createResourceDriver", "driverName": "d", "nodes": "*"}])
+    assert [str(p) for p in info.value.problems] == [
+        f"{tmp_path / 'perf.yaml'}: [0].workloadTemplate[1].opcode: opcode 'createResourceDriver' is not supported "
+        "by kubesim perf (workload 'w')"]

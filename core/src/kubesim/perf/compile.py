@@ -430,7 +430,8 @@ def compile_workload(case: TestCase, workload: Workload, *, step_seconds: float 
     c = _Compiler(case, workload, step_seconds, max_objects, templates)
     used: set[str] = set()
     for op in case.ops:
-        _DISPATCH[op.opcode](c, resolve_op(op, workload, used, case.file))
+        resolved = resolve_op(op, workload, used, case.file)  # first: it refuses ops kubesim does not model
+        _DISPATCH[resolved.opcode](c, resolved)
     if c.open is not None:
         c.stop_collecting(Op("stopCollectingMetrics", {}, f"{workload.path}", -1))
     end = max(c.last_step, c.step)
