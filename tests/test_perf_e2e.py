@@ -59,6 +59,10 @@ BAD_FILES = {
                          "error: bad.yaml: [0].schedulerConfigPath: cfg.yaml: percentageOfNodesToScore: Invalid value"),
     "feature-gate": ("- name: X\n  workloadTemplate: [{opcode: barrier}]\n  workloads: [{name: w, featureGates: {Foo: true}}]\n",
                      "error: bad.yaml: [0].workloads[0].featureGates: unrecognized feature gate: Foo"),
+    "invalid-object": ("- name: X\n  workloadTemplate:\n  - opcode: createPods\n    count: 30\n    podTemplatePath: pod.yaml\n"
+                       "  workloads: [{name: w}]\n",
+                       "error: bad.yaml: [0].workloadTemplate[0]: Pod namespace-0/x-0: Pod \"x-0\" is invalid: "
+                       "spec.containers[0].name: Invalid value: \"Bad_Name\""),
     "parameter": ("- name: X\n  workloadTemplate: [{opcode: createNodes, countParam: $nodes}]\n  workloads: [{name: w}]\n",
                   "error: bad.yaml: [0].workloadTemplate[0].countParam: parameter nodes is undefined in workload 'w'"),
 }
@@ -70,10 +74,12 @@ def test_perf_bad_input_exits_2_naming_the_field(tmp_path: Path, case: str) -> N
     (tmp_path / "bad.yaml").write_text(text)
     (tmp_path / "cfg.yaml").write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
                                        "percentageOfNodesToScore: 900\n")
+    (tmp_path / "pod.yaml").write_text("kind: Pod\nmetadata: {generateName: x-}\nspec: {containers: [{name: Bad_Name, image: i}]}\n")
     proc = run_kubesim("perf", "bad.yaml", "-o", "out.json", cwd=tmp_path, plugins=("scheduler",), timeout=120)
     assert proc.returncode == 2
     assert expected in proc.stderr
     assert "Traceback" not in proc.stderr and not (tmp_path / "out.json").exists()
+    assert proc.stderr.count("error:") <= 21  # 30 bad pods: the first 20 and "and 10 more problems"
 
 
 def test_run_profile_writes_pstats_naming_the_scheduler(tmp_path: Path) -> None:

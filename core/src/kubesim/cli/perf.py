@@ -22,7 +22,7 @@ from kubesim.feature_gates import FeatureGateError, parse_feature_gates
 from kubesim.perf.compile import compile_workload
 from kubesim.perf.config import TestCase, Workload, load_test_cases
 from kubesim.perf.dataitems import data_items, threshold_failures
-from kubesim.perf.runner import feature_gates_option, run_plan
+from kubesim.perf.runner import feature_gates_option, prepare_scenario, run_plan
 from kubesim.perf.select import select_workloads
 from kubesim.perf.templates import TemplateCache
 from kubesim.plugins import Hooks
@@ -138,11 +138,14 @@ def perf_command(hooks: Hooks) -> click.Command:
             for case, workload in selected:
                 plan = compile_workload(case, workload, step_seconds=step_duration, max_objects=max_objects,
                                         templates=templates[case.file], all_controllers=all_controllers)
-                plans.append((case, workload, plan, _plugin_options(hooks, case, workload, plugin_options)))
+                options = _plugin_options(hooks, case, workload, plugin_options)
+                scenario = prepare_scenario(plan, hooks, case.file)
+                plan.scenario = {}  # the Scenario holds what is needed: no second copy during the runs
+                plans.append((case, workload, plan, scenario, options))
         except InvalidInput as exc:
             _fail_invalid(exc)
         if list_only:
-            for case, workload, plan, _ in plans:
+            for case, workload, plan, _, _ in plans:
                 click.echo(f"{plan.name}\t{plan.objects} operations\t{plan.steps} steps")
             return
         if not plans:
@@ -151,8 +154,8 @@ def perf_command(hooks: Hooks) -> click.Command:
         rows: list[tuple[str, str, dict[str, Any]]] = []
         failed, below = False, []
         with profiled(profile_path, profile_top):
-            for case, workload, plan, options in plans:
-                record = run_plan(plan, hooks, options, seed=seed, step_seconds=step_duration, max_objects=max_objects)
+            for case, workload, plan, scenario, options in plans:
+                record = run_plan(plan, scenario, hooks, options, seed=seed, step_seconds=step_duration, max_objects=max_objects)
                 found = data_items(plan, record, sample_seconds=sample_interval)
                 items.extend(found)
                 below.extend(threshold_failures(case, workload, found))

@@ -86,6 +86,8 @@ class Plan:
     feature_gates: dict[str, bool]
     steps: int
     objects: int
+    origins: list[str] = field(default_factory=list)
+    """For each operation of the scenario, the field path of the op that wrote it (error messages)."""
 
 
 class _Compiler:
@@ -99,6 +101,8 @@ class _Compiler:
         self.templates = templates
         self.name = f"{case.name}/{workload.name}"
         self.ops: list[dict[str, Any]] = []
+        self.origins: list[str] = []  # the field path of the op that wrote each operation
+        self.origin = ""
         self.step = 0
         self.advance = False
         self.last_step = 0
@@ -123,6 +127,7 @@ class _Compiler:
                                         f"{self.max_objects} objects (--max-objects)", self.case.file)])
         operation["step"] = step
         self.ops.append(operation)
+        self.origins.append(self.origin)
         self.last_step = max(self.last_step, step)
 
     def _name(self, obj: dict[str, Any], default_prefix: str) -> None:
@@ -373,6 +378,7 @@ class _Compiler:
         """Each churn op acts every intervalMilliseconds from its step until step `end` (upstream
         runs it in the background until the workload ends)."""
         for op, start in self.churns:
+            self.origin = op.path
             interval = (op.get("intervalMilliseconds") or 500) / 1000.0
             mode, number = op.get("mode"), op.get("number") or 0
             ns = op.get("namespace") or f"namespace-{op.index}"
@@ -431,21 +437,23 @@ def compile_workload(case: TestCase, workload: Workload, *, step_seconds: float 
     used: set[str] = set()
     for op in case.ops:
         resolved = resolve_op(op, workload, used, case.file)  # first: it refuses ops kubesim does not model
+        c.origin = op.path
         _DISPATCH[resolved.opcode](c, resolved)
     if c.open is not None:
         c.stop_collecting(Op("stopCollectingMetrics", {}, f"{workload.path}", -1))
     end = max(c.last_step, c.step)
     c.run_churns(end)
-    c.ops.sort(key=lambda o: o["step"])  # stable: the order within a step is the order written
-    c.ops.append({"step": end + 1, "doneOperation": {}})
+    order = sorted(range(len(c.ops)), key=lambda i: c.ops[i]["step"])  # stable: within a step, as written
+    operations = [c.ops[i] for i in order] + [{"step": end + 1, "doneOperation": {}}]
+    origins = [c.origins[i] for i in order] + [workload.path]
     controllers: dict[str, Any] = {"simulationControllers": {"enabled": [{"name": "scheduler"}]}}
     if not all_controllers:  # scheduler_perf runs the API server and the scheduler only
         controllers["preSimulationControllers"] = {"disabled": [{"name": "*"}]}
     scenario = {"apiVersion": API_VERSION, "kind": "Scenario",
                 "metadata": {"name": _scenario_name(c.name)},
-                "spec": {"controllers": controllers, "operations": c.ops}}
+                "spec": {"controllers": controllers, "operations": operations}}
     gates = {**case.feature_gates, **workload.feature_gates}
-    return Plan(c.name, scenario, c.collectors, gates, end + 2, len(c.ops))
+    return Plan(c.name, scenario, c.collectors, gates, end + 2, len(operations), origins)
 
 
 def _scenario_name(name: str) -> str:

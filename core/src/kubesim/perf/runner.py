@@ -8,6 +8,7 @@ throughput is CPU time of this process, which is not.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,7 +25,11 @@ from kubesim.plugins import Hooks
 from kubesim.scenario import EngineOptions, ScenarioRun
 from kubesim.scenario.memory import fewer_full_collections
 
-__all__ = ["Binding", "RunRecord", "feature_gates_option", "run_plan"]
+__all__ = ["Binding", "RunRecord", "feature_gates_option", "prepare_scenario", "run_plan"]
+
+#: problems listed per workload when its objects are invalid
+MAX_PROBLEMS = 20
+_OPERATION_PATH = re.compile(r"^spec\.operations\[(\d+)\]\.?(.*)$")
 
 
 @dataclass(frozen=True)
@@ -66,10 +71,42 @@ def feature_gates_option(gates: Mapping[str, bool], where: str, file: str) -> st
         raise InvalidInput([Problem(where, str(exc), file)]) from None
 
 
-def run_plan(plan: Plan, hooks: Hooks, plugin_options: Mapping[str, Any], *, seed: int = 0,
-             step_seconds: float = 1.0, max_objects: int | None = None) -> RunRecord:
-    """Run `plan` and record its bindings, attempts and final placement."""
+def prepare_scenario(plan: Plan, hooks: Hooks, file: str) -> Scenario:
+    """The plan's Scenario, checked as `kubesim validate` checks a file (every object the API
+    server would refuse, unknown kinds, patches of unknown objects). InvalidInput names the op
+    that wrote each bad operation (`[0].workloadTemplate[2]: Pod namespace-2/pod-0: ...`)."""
+    from kubesim.cli.validate import validate_scenarios
+
     scenario = structure(plan.scenario, Scenario)
+    try:
+        validate_scenarios([(file, scenario)], hooks)
+    except InvalidInput as exc:
+        operations = plan.scenario["spec"]["operations"]
+        problems = []
+        for p in exc.problems:
+            m = _OPERATION_PATH.match(p.path)
+            if m is None or int(m.group(1)) >= len(plan.origins):
+                problems.append(Problem(p.path, f"workload {plan.name}: {p.message}", file))
+                continue
+            op = operations[int(m.group(1))]
+            body: dict[str, Any] = next(iter(v for k, v in op.items() if k.endswith("Operation")), {})
+            obj = body.get("object") or body.get("objectMeta") or {}
+            meta = obj.get("metadata", obj)
+            kind = obj.get("kind") or (body.get("typeMeta") or {}).get("kind", "")
+            name = "/".join(x for x in (meta.get("namespace"), meta.get("name")) if x)
+            rest = re.sub(r"^(createOperation\.object|patchOperation|deleteOperation)\.?", "", m.group(2))
+            where = f"{kind} {name}" + (f": {rest}" if rest else "")
+            problems.append(Problem(plan.origins[int(m.group(1))], f"{where}: {p.message}", file))
+        if len(problems) > MAX_PROBLEMS:  # 10,000 pods of one bad template: the first ones say it
+            more = len(problems) - MAX_PROBLEMS
+            problems = [*problems[:MAX_PROBLEMS], Problem(plan.name, f"and {more} more problems", file)]
+        raise InvalidInput(problems) from None
+    return scenario
+
+
+def run_plan(plan: Plan, scenario: Scenario, hooks: Hooks, plugin_options: Mapping[str, Any], *, seed: int = 0,
+             step_seconds: float = 1.0, max_objects: int | None = None) -> RunRecord:
+    """Run `plan` (its Scenario from prepare_scenario) and record its bindings, attempts and final placement."""
     limits = SettleLimits(max_objects=max_objects) if max_objects else SettleLimits()
     options = EngineOptions(seed=seed, step_duration=timedelta(seconds=step_seconds), plugin_options=dict(plugin_options),
                             settle_limits=limits)

@@ -158,8 +158,8 @@ class TemplateCache:
 
     @staticmethod
     def _check(obj: Any, path: Path, where: str, file: str, kind: str | None) -> dict[str, Any]:
-        if kind is not None and isinstance(obj, dict) and "kind" not in obj:
-            obj = {"apiVersion": "v1", "kind": kind, **obj}
+        if kind is not None and isinstance(obj, dict) and obj.get("kind", kind) == kind and "apiVersion" not in obj:
+            obj = {"apiVersion": "v1", "kind": kind, **obj}  # upstream decodes these into v1.Node / v1.Pod
         if not isinstance(obj, dict) or not isinstance(obj.get("kind"), str):
             raise InvalidInput([Problem(where, f"template {path}: expected one Kubernetes object (with kind), "
                                                f"got {json.dumps(obj, default=str)[:60]}", file)])
