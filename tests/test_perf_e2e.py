@@ -54,15 +54,15 @@ def test_perf_example_by_label_and_workload(tmp_path: Path) -> None:
 BAD_FILES = {
     "unknown-field": ("- name: X\n  workloadTemplate:\n  - opcode: createPods\n    countt: 3\n  workloads: [{name: w}]\n",
                       "error: bad.yaml: [0].workloadTemplate[0].countt: unknown field"),
-    "scheduler-config": ("- name: X\n  schedulerConfigPath: cfg.yaml\n  workloadTemplate: [{opcode: barrier}]\n"
-                         "  workloads: [{name: w}]\n",
+    "scheduler-config": (("- name: X\n  schedulerConfigPath: cfg.yaml\n  workloadTemplate: [{opcode: barrier}]\n"
+                          "  workloads: [{name: w}]\n"),
                          "error: bad.yaml: [0].schedulerConfigPath: cfg.yaml: percentageOfNodesToScore: Invalid value"),
     "feature-gate": ("- name: X\n  workloadTemplate: [{opcode: barrier}]\n  workloads: [{name: w, featureGates: {Foo: true}}]\n",
                      "error: bad.yaml: [0].workloads[0].featureGates: unrecognized feature gate: Foo"),
-    "invalid-object": ("- name: X\n  workloadTemplate:\n  - opcode: createPods\n    count: 30\n    podTemplatePath: pod.yaml\n"
-                       "  workloads: [{name: w}]\n",
-                       "error: bad.yaml: [0].workloadTemplate[0]: Pod namespace-0/x-0: Pod \"x-0\" is invalid: "
-                       "spec.containers[0].name: Invalid value: \"Bad_Name\""),
+    "invalid-object": (("- name: X\n  workloadTemplate:\n  - opcode: createPods\n    count: 30\n"
+                        "    podTemplatePath: pod.yaml\n  workloads: [{name: w}]\n"),
+                       ("error: bad.yaml: [0].workloadTemplate[0]: Pod namespace-0/x-0: Pod \"x-0\" is invalid: "
+                        "spec.containers[0].name: Invalid value: \"Bad_Name\"")),
     "parameter": ("- name: X\n  workloadTemplate: [{opcode: createNodes, countParam: $nodes}]\n  workloads: [{name: w}]\n",
                   "error: bad.yaml: [0].workloadTemplate[0].countParam: parameter nodes is undefined in workload 'w'"),
 }

@@ -210,5 +210,5 @@ def test_a_workload_reaching_an_unsupported_op_is_invalid_input(tmp_path: Path) 
         _plan(tmp_path, [{"opcode": "createNodes", "count": 1},
                          {"opcode": "createResourceDriver", "driverName": "d", "nodes": "*"}])
     assert [str(p) for p in info.value.problems] == [
-        f"{tmp_path / 'perf.yaml'}: [0].workloadTemplate[1].opcode: opcode 'createResourceDriver' is not supported "
-        "by kubesim perf (workload 'w')"]
+        (f"{tmp_path / 'perf.yaml'}: [0].workloadTemplate[1].opcode: opcode 'createResourceDriver' is not supported "
+         "by kubesim perf (workload 'w')")]

@@ -159,11 +159,11 @@ def test_selection_by_label_workload_and_test_case() -> None:
 
 @pytest.mark.parametrize("op, expected", [
     ({"opcode": "createPods", "steadyState": True, "durationParam": "$d"},
-     "perf.yaml: [0].workloadTemplate[0].steadyState: steady-state createPods is not supported by kubesim perf "
-     "(workload 'w')"),
+     ("perf.yaml: [0].workloadTemplate[0].steadyState: steady-state createPods is not supported by kubesim perf "
+      "(workload 'w')")),
     ({"opcode": "createResourceDriver", "driverName": "x", "nodes": "*"},
-     "perf.yaml: [0].workloadTemplate[0].opcode: opcode 'createResourceDriver' is not supported by kubesim perf "
-     "(workload 'w')"),
+     ("perf.yaml: [0].workloadTemplate[0].opcode: opcode 'createResourceDriver' is not supported by kubesim perf "
+      "(workload 'w')")),
 ])
 def test_unsupported_ops_fail_only_the_workloads_that_run_them(op: dict[str, Any], expected: str) -> None:
     (case,) = parse_test_cases(_case([op]), "perf.yaml")  # the file still parses: other testCases can run

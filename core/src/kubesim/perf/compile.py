@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubesim.cluster.registry import BUILTIN_TYPES
 from kubesim.cluster.namespaces import DEFAULT_NAMESPACES
+from kubesim.cluster.registry import BUILTIN_TYPES
 from kubesim.errors import InvalidInput, Problem
 from kubesim.perf.config import Op, TestCase, Workload, parse_duration, resolve_op
 from kubesim.perf.templates import TemplateCache
@@ -166,7 +166,7 @@ class _Compiler:
         return self.templates.object(self.case.path_of(path), env, f"{op.path}.{field_name}", kind)
 
     def _step_at(self, start: int, seconds: float) -> int:
-        return start + int(math.floor(seconds / self.step_seconds + 1e-9))
+        return start + math.floor(seconds / self.step_seconds + 1e-9)
 
     # --- ops ------------------------------------------------------------------------
 

@@ -275,9 +275,8 @@ def _check_op(opcode: str, f: dict[str, Any], path: str, problems: _Problems) ->
         value = f.get(name)
         if value is not None and not 0 <= value <= MAX_COUNT:
             problems.add(f"{path}.{name}", f"expected an integer from 0 to {MAX_COUNT}, got {value}")
-    if opcode == "createPods":
-        if f.get("collectMetrics") and f.get("skipWaitToCompletion"):
-            problems.add(f"{path}.collectMetrics", "collectMetrics and skipWaitToCompletion cannot be true at the same time")
+    if opcode == "createPods" and f.get("collectMetrics") and f.get("skipWaitToCompletion"):
+        problems.add(f"{path}.collectMetrics", "collectMetrics and skipWaitToCompletion cannot be true at the same time")
     if opcode == "createPodSets" and "createPodsOp" not in f:
         problems.add(f"{path}.createPodsOp", "required: the createPods op each set runs")
     if opcode == "churn":

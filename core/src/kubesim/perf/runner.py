@@ -18,8 +18,8 @@ from typing import Any
 from kubesim.api.converter import structure
 from kubesim.api.scenario import Scenario
 from kubesim.controllers.settle import SettleLimits
-from kubesim.feature_gates import FeatureGateError, format_feature_gates, parse_feature_gates
 from kubesim.errors import InvalidInput, Problem
+from kubesim.feature_gates import FeatureGateError, format_feature_gates, parse_feature_gates
 from kubesim.perf.compile import Plan
 from kubesim.plugins import Hooks
 from kubesim.scenario import EngineOptions, ScenarioRun
@@ -132,7 +132,7 @@ def run_plan(plan: Plan, scenario: Scenario, hooks: Hooks, plugin_options: Mappi
     try:
         with fewer_full_collections():
             run.start()
-    except Exception as exc:  # a bug must end this workload Failed, not lose the others
+    except Exception as exc:  # noqa: BLE001 -- a bug must end this workload Failed, not lose the others
         run.abort(f"internal error: {type(exc).__name__}: {exc}")
     finally:
         record.end_cpu = time.process_time()

@@ -34,12 +34,10 @@ _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 
 def _num(value: Any) -> float:
-    if isinstance(value, bool):
-        raise ValueError(f"cannot use {value!r} as a number")
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, str):
-        return float(value)
+        return float(value)  # ValueError when it is not a number
     raise ValueError(f"cannot use {value!r} as a number")
 
 
