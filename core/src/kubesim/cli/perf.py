@@ -66,6 +66,18 @@ def _plugin_options(hooks: Hooks, case: TestCase, workload: Workload, cli_option
     return options
 
 
+def _check_names(cases: Sequence[TestCase], workloads: Sequence[str], test_cases: Sequence[str]) -> None:
+    """A --workload or --test-case naming nothing in the file is a mistake, not an empty selection."""
+    known_cases = [c.name for c in cases]
+    known = {w.name for c in cases for w in c.workloads} | {f"{c.name}/{w.name}" for c in cases for w in c.workloads}
+    problems = [Problem(f"--test-case {name}", f"no such testCase (have: {', '.join(known_cases)})")
+                for name in test_cases if name not in known_cases]
+    problems += [Problem(f"--workload {name}", "no such workload (give NAME or TESTCASE/NAME; --list shows them)")
+                 for name in workloads if name not in known]
+    if problems:
+        raise InvalidInput(problems)
+
+
 def _table(rows: Sequence[tuple[str, str, Mapping[str, Any]]]) -> None:
     from rich.table import Table
 
@@ -133,6 +145,7 @@ def perf_command(hooks: Hooks) -> click.Command:
         try:
             cases = load_test_cases(file)
             selected = select_workloads(cases, labels=labels, workloads=workloads, test_cases=test_cases)
+            _check_names(cases, workloads, test_cases)
             templates = {case.file: TemplateCache(case.file) for case in cases}
             plans = []
             for case, workload in selected:
