@@ -83,3 +83,11 @@ def test_floor(tmp_path: Path) -> None:
     out = run("floor.py", "--nodes", "30", "--pods", "80", "--seed", "2", cwd=tmp_path)
     assert "numpy floor" in out and "kubesim run (end to end)" in out
     assert "same node for all 80 pods in the floor and in kubesim" in out and "ERROR" not in out
+
+
+def test_perf_workloads(tmp_path: Path) -> None:
+    out = run("perf_workloads.py", "--label", "smoke", "--detail", "none", cwd=tmp_path)
+    assert "kubesim perf --label smoke" in out and "peak RSS" in out
+    for name in ("SchedulingBasic/smoke", "SchedulingPodAntiAffinity/smoke", "TopologySpreading/smoke",
+                 "SchedulingWithChurn/smoke"):
+        assert name in out

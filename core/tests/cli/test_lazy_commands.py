@@ -10,13 +10,14 @@ import click
 from kubesim.cli.main import build_cli
 from kubesim.plugins import load_plugins
 
-LAZY = ("capacity", "compare", "explain", "import", "record", "report", "serve", "sweep")
+LAZY = ("capacity", "compare", "explain", "import", "perf", "record", "report", "serve", "sweep")
 
 
 def test_the_cli_module_does_not_import_the_other_commands() -> None:
     code = ("import sys, kubesim.cli.main; "
             "print(sorted(m for m in sys.modules if m.startswith(('kubesim.cli.report', 'kubesim.cli.serve', "
-            "'kubesim.cli.compare', 'kubesim.serve.app', 'kubesim.results.report'))))")
+            "'kubesim.cli.compare', 'kubesim.serve.app', 'kubesim.results.report', 'kubesim.cli.perf', 'kubesim.perf', "
+            "'cProfile', 'pstats'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -28,6 +28,7 @@ from kubesim.cli.lazy import LazyGroup
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, write_atomic, write_data
 from kubesim.cli.params import DURATION, TIME
+from kubesim.cli.profiling import profile_options, profiled
 from kubesim.cli.progress import LIVE_INTERVAL, Mode, RunProgress
 from kubesim.cli.simtime_options import is_stream, simtime_from_cli, simtime_options
 from kubesim.cli.validate import check_step_times, load_and_validate
@@ -143,12 +144,14 @@ def build_cli(hooks: Hooks) -> click.Group:
     @click.option("--fail-on-paused", is_flag=True, help="Exit 3 when a scenario ends Paused (no done operation), e.g. in CI.")
     @click.option("--progress-interval", type=DURATION, default="5s", show_default=True, help="Time between progress log lines on stderr when it is not a terminal (-q: none).")
     @simtime_options
+    @profile_options
     @_verbose_options
     def run(files: tuple[str, ...], output: str | None, export_cluster: str | None, seed: int,
             step_duration: timedelta, start_time: datetime, update_results_strategy: str,
             allow_unknown_targets: bool, max_objects: int, fail_on_paused: bool, progress_interval: timedelta,
             simulated_time: bool, until: Until | None, max_ticks: int | None, metrics: str | None,
-            metrics_format: str, metrics_tick: timedelta | None, kcs_config: str | None, verbose: int, quiet: int,
+            metrics_format: str, metrics_tick: timedelta | None, kcs_config: str | None,
+            profile_path: str | None, profile_top: int | None, verbose: int, quiet: int,
             **plugin_options: Any) -> None:
         """Run the scenarios in FILES (YAML or JSON, several documents each) one after another.
 
@@ -176,7 +179,7 @@ def build_cli(hooks: Hooks) -> click.Group:
         except InvalidInput as exc:
             _fail_invalid(exc)
         sinks = {f"--metrics {s.dest}": s.dest for s in (sim.metrics if sim else ()) if not is_stream(s.dest)}
-        _check_outputs(**{"--output": output, "--export-cluster": export_cluster, **sinks})
+        _check_outputs(**{"--output": output, "--export-cluster": export_cluster, "--profile": profile_path, **sinks})
         for path in sinks.values():
             if not _write_output(path, lambda p: write_atomic(p, "")):  # truncated once: each scenario appends its records
                 sys.exit(EXIT_FAILED)
@@ -186,7 +189,8 @@ def build_cli(hooks: Hooks) -> click.Group:
             simulator = Simulator(hooks, options, progress=progress.update,
                                   live=progress.update if mode != "off" else None, live_interval=LIVE_INTERVAL)
             try:
-                simulator.run(scenarios)
+                with profiled(profile_path, profile_top):
+                    simulator.run(scenarios)
             except KeyboardInterrupt as exc:
                 interrupted = exc
         results = [run.scenario for run in simulator.runs]
@@ -261,6 +265,7 @@ def build_cli(hooks: Hooks) -> click.Group:
                                   ("record", "record_cmd", "record_command"),
                                   ("capacity", "capacity", "capacity_command"), ("sweep", "sweep", "sweep_command")):
         cli.add_lazy_command(name, f"kubesim.cli.{module}", factory, hooks)
+    cli.add_lazy_command("perf", "kubesim.cli.perf", "perf_command", hooks)
     cli.add_lazy_command("explain", "kubesim.cli.explain", "explain_command")
     return cli
 
