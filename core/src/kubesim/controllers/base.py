@@ -97,6 +97,7 @@ class ReconcileController(Controller):
     def __init__(self, runtime: Runtime) -> None:
         super().__init__(runtime)
         self.queue: WorkQueue[Hashable] = WorkQueue(runtime.clock.now)
+        self._own_run_once = type(self).run_once is not ReconcileController.run_once
         self._watched = {kind for _, kind in self.watches}
         self._unwatch = self.reader.watch(self._on_event, kinds=self._watched)
         for api_version, kind in self.watches:
@@ -129,7 +130,7 @@ class ReconcileController(Controller):
 
     def has_work(self) -> bool:
         """A key is ready in the queue (a subclass with its own `run_once` is always asked)."""
-        if type(self).run_once is not ReconcileController.run_once:
+        if self._own_run_once:
             return True
         return self.queue.has_ready()
 
