@@ -98,6 +98,7 @@ class ReconcileController(Controller):
         super().__init__(runtime)
         self.queue: WorkQueue[Hashable] = WorkQueue(runtime.clock.now)
         self._own_run_once = type(self).run_once is not ReconcileController.run_once
+        self._waiter: ControllerWaiter | None = None
         self._watched = {kind for _, kind in self.watches}
         self._unwatch = self.reader.watch(self._on_event, kinds=self._watched)
         for api_version, kind in self.watches:
@@ -146,7 +147,15 @@ class ReconcileController(Controller):
         return True
 
     def waiter(self) -> ControllerWaiter:
-        return ControllerWaiter(self.name, lambda: self.queue.ready() == 0 and self.settled())
+        """Nothing ready in the queue and `settled()`; one object, built on first use (the
+        settle loop asks for every controller's waiter after each of its rounds)."""
+        waiter = self._waiter
+        if waiter is None or waiter.name != self.name:
+            waiter = self._waiter = ControllerWaiter(self.name, self._queue_done_and_settled)
+        return waiter
+
+    def _queue_done_and_settled(self) -> bool:
+        return self.queue.ready() == 0 and self.settled()
 
     def next_wakeup(self) -> datetime | None:
         """When the first key held with `queue.add_after` becomes ready (work comes only from the queue)."""
