@@ -124,3 +124,27 @@ def test_a_node_status_write_checks_what_it_changes() -> None:
     with pytest.raises(ApiError) as refused:
         cluster.update(changed, subresource="status", copy=False)
     assert "status.capacity.cpu" in refused.value.message
+
+
+def test_the_pre_run_check_leaves_the_scenario_as_it_was() -> None:
+    objects = [_pod("p", cpu="31m"), _pod("q", cpu="31m"), _node("n")]
+    objects[0]["spec"]["containers"][0]["ports"] = [{"containerPort": 80}]  # defaulted (protocol) on create
+    scenario = _scenario(*objects)
+    before = copy.deepcopy([op.create_operation.object for op in scenario.spec.operations if op.create_operation])
+    validate_cli.validate_scenarios([("s.yaml", scenario)], load_plugins(entry_points=False))
+    after = [op.create_operation.object for op in scenario.spec.operations if op.create_operation]
+    assert after == before
+
+
+def test_schema_defaults_below_are_still_set() -> None:
+    from kubesim.apiextensions.pruning import apply_schema_defaults
+    from kubesim.apiextensions.structural import Schema
+
+    leaf = Schema(type="integer", default=3)
+    schema = Schema(type="object", properties={
+        "plain": Schema(type="object", properties={"x": Schema(type="string")}),
+        "deep": Schema(type="array", items=Schema(type="object", properties={"size": leaf})),
+    })
+    value: dict[str, Any] = {"plain": {"x": "a"}, "deep": [{}, {"size": 1}]}
+    apply_schema_defaults(value, schema)
+    assert value == {"plain": {"x": "a"}, "deep": [{"size": 3}, {"size": 1}]}

@@ -95,11 +95,14 @@ non_json_value and check_new_object: of the next such object only the metadata i
 def _scenario_object_problems(scenario: Scenario, registry: ResourceRegistry, file: str) -> list[Problem]:
     """The Scenario itself is an object the engine creates in the cluster: it must pass the API
     server's checks (its name a DNS subdomain of at most 253 characters, its CRD's schema)."""
-    obj = scenario_object(scenario)
+    # The objects to create are the scenario's own (shared, as the engine's create has them):
+    # the check changes only what it builds (metadata, status), as the Scenario schema keeps
+    # embedded objects as written (nothing pruned or defaulted below them).
+    obj = scenario_object(scenario, shared=True)
     # The create drops a status-subresource kind's status before validating (PrepareForCreate),
     # so this check does too: it then sees what the create sees (and validates it only once).
     obj.pop("status", None)
-    message = check_new_object(registry, obj, copy=False)  # obj was built for this check
+    message = check_new_object(registry, obj, copy=False)
     return [Problem("", message, file)] if message else []
 
 
