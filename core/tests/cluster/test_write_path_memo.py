@@ -148,3 +148,18 @@ def test_schema_defaults_below_are_still_set() -> None:
     value: dict[str, Any] = {"plain": {"x": "a"}, "deep": [{}, {"size": 1}]}
     apply_schema_defaults(value, schema)
     assert value == {"plain": {"x": "a"}, "deep": [{"size": 3}, {"size": 1}]}
+
+
+def test_the_qos_class_remembered_by_containers_is_each_pods_own() -> None:
+    from kubesim.cluster.pods import pod_qos_class
+
+    def pod(requests: dict[str, str], limits: dict[str, str]) -> dict[str, Any]:
+        return {"spec": {"containers": [{"name": "c", "resources": {"requests": requests, "limits": limits}}]}}
+
+    full = {"cpu": "7m", "memory": "7Mi"}
+    assert pod_qos_class(pod(full, full)) == "Guaranteed"
+    assert pod_qos_class(pod(full, full)) == "Guaranteed"  # remembered
+    assert pod_qos_class(pod(full, {})) == "Burstable"
+    assert pod_qos_class(pod({}, {})) == "BestEffort"
+    assert pod_qos_class({"spec": {"containers": [{"name": "c"}], "initContainers": [
+        {"name": "i", "resources": {"requests": {"cpu": "1"}}}]}}) == "Burstable"  # init containers count
