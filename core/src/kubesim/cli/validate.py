@@ -87,7 +87,7 @@ def _object_problems(scenario: Scenario, hooks: Hooks, file: str) -> list[Proble
     return out
 
 
-_PASSED: ContentMemo[bool] = ContentMemo()
+_PASSED: ContentMemo[bool] = ContentMemo(limit=100_000)
 """Objects (by `name_free_key`: a workload's pods, a cluster's nodes) that passed
 non_json_value and check_new_object: of the next such object only the metadata is checked."""
 

@@ -66,7 +66,7 @@ def pod_qos_class(pod: dict[str, Any]) -> str:
     return known
 
 
-_QOS: ContentMemo[str] = ContentMemo()
+_QOS: ContentMemo[str] = ContentMemo(limit=100_000)
 
 
 def _qos_class(spec: dict[str, Any]) -> str:

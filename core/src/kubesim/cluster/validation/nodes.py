@@ -49,7 +49,7 @@ def validate_node(node: dict[str, Any]) -> list[FieldError]:
     return errs
 
 
-_VALIDATED: ContentMemo[tuple[FieldError, ...]] = ContentMemo()
+_VALIDATED: ContentMemo[tuple[FieldError, ...]] = ContentMemo(limit=100_000)
 
 
 def _validate_node(node: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
