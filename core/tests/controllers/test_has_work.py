@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from datetime import timedelta
 
-from kubesim.controllers import ReconcileController, Runtime, settle
+import pytest
+from kubesim.controllers import NotSettled, ReconcileController, Runtime, settle
 
 
 class Counting(ReconcileController):
@@ -54,3 +55,30 @@ def test_a_subclass_with_its_own_loop_is_always_asked() -> None:
     settle([counting], changes=lambda: len(counting.done))
     assert counting.done == [("default", "a")]
     assert counting.runs == 2  # the key, then the empty queue
+
+
+class Gated(Plain):
+    name = "gated"
+    open = False
+
+    def has_work(self) -> bool:
+        return self.open and super().has_work()
+
+
+def test_the_settle_loop_asks_the_queue_or_an_overriding_has_work() -> None:
+    runtime = Runtime.standalone()
+    plain, gated = Plain(runtime), Gated(runtime)
+    assert plain.work_probe() == plain.queue.has_ready  # nothing overridden: the queue answers
+    assert gated.work_probe() == gated.has_work
+    gated.queue.add(("", "k"))
+    with pytest.raises(NotSettled):  # its own has_work said no: not run, so its waiter does not hold
+        settle([gated], changes=lambda: 0)
+    assert len(gated.queue) == 1
+    gated.open = True
+    settle([gated], changes=lambda: 0)
+    assert len(gated.queue) == 0
+    plain.has_work = lambda: False  # type: ignore[method-assign]  # patched on the instance: honoured
+    plain.queue.add(("", "k"))
+    with pytest.raises(NotSettled):
+        settle([plain], changes=lambda: 0)
+    assert len(plain.queue) == 1

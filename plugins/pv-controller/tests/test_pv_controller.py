@@ -239,3 +239,16 @@ def test_claim_naming_a_volume_attributes_class_waits(env: SimEnv) -> None:
     env.settle()
     assert claim(env, "data")["status"]["phase"] == "Pending"
     assert "claimRef" not in volume(env, "v")["spec"]
+
+
+def test_pods_without_ephemeral_volumes_are_not_queued() -> None:
+    from kubesim_pv_controller import EphemeralVolumeController
+
+    plain = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "plain", "namespace": "default"},
+             "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+    with SimEnv([EphemeralVolumeController]) as e:
+        controller = next(c for c in e.controllers if isinstance(c, EphemeralVolumeController))
+        e.create(plain)
+        assert len(controller.queue) == 0  # enqueuePod: nothing for this pod to reconcile
+        e.settle()
+        assert e.list("v1", "PersistentVolumeClaim") == []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from copy import deepcopy
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from .structural import Schema
 
@@ -82,7 +83,12 @@ def _prune_all(x: Any, path: str, pruned: list[str]) -> None:
 
 
 def apply_schema_defaults(x: Any, s: Schema) -> None:
-    """Set the schema's defaults in place where values are missing (defaulting.Default)."""
+    """Set the schema's defaults in place where values are missing (defaulting.Default).
+
+    A schema without a default anywhere below it is not walked (the Scenario object's
+    thousands of operations, at the pre-run check and at its create)."""
+    if not _defaults_below(s):
+        return
     if isinstance(x, dict):
         for k, prop in s.properties.items():
             if prop.has_default and prop.default is not None and (
@@ -99,3 +105,18 @@ def apply_schema_defaults(x: Any, s: Schema) -> None:
             if v is None and not items.nullable and items.has_default and items.default is not None:
                 x[i] = deepcopy(items.default)
             apply_schema_defaults(x[i], items)
+
+
+_HAS_DEFAULTS: WeakKeyDictionary[Schema, bool] = WeakKeyDictionary()
+
+
+def _defaults_below(s: Schema) -> bool:
+    """Whether apply_schema_defaults can set anything in a value of schema `s` (remembered
+    per schema node)."""
+    known = _HAS_DEFAULTS.get(s)
+    if known is None:
+        known = _HAS_DEFAULTS[s] = any(
+            (child.has_default and child.default is not None) or _defaults_below(child)
+            for child in (*s.properties.values(), s.additional_properties, s.items) if child is not None
+        )
+    return known

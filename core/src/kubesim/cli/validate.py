@@ -9,8 +9,10 @@ from kubesim.api.loader import load_scenarios
 from kubesim.api.operations import ScenarioOperation
 from kubesim.api.validation import PATCH_TYPES, parse_patch, validate_scenario
 from kubesim.cluster import ResourceRegistry, check_new_object
+from kubesim.cluster.precheck import metadata_accepted, name_free_key
 from kubesim.cluster.registry import CRD_TYPE
 from kubesim.errors import ApiError, InvalidInput, Problem
+from kubesim.k8s.content_memo import ContentMemo
 from kubesim.k8s.decoding import delete_options_message, patch_decoding_message
 from kubesim.k8s.values import non_json_value
 from kubesim.plugins import Hooks
@@ -60,15 +62,21 @@ def _object_problems(scenario: Scenario, hooks: Hooks, file: str) -> list[Proble
                 out.append(Problem(f"spec.operations[{i}].{found[0]}", found[1], file))
             continue
         obj = op.create_operation.object
+        options = op.create_operation.create_options
+        field_validation = (options and options.field_validation) or "Strict"
+        key = name_free_key(registry, obj, field_validation)
+        if _PASSED.get(key) and metadata_accepted(registry, obj):
+            continue  # the same object but for its name passed every check below
         bad_number = non_json_value(obj, f"spec.operations[{i}].createOperation.object")
         if bad_number:
             out.append(Problem("", bad_number, file))
             continue
         try:
-            options = op.create_operation.create_options
-            message = check_new_object(registry, obj, (options and options.field_validation) or "Strict")
+            message = check_new_object(registry, obj, field_validation)
         except ApiError:
             continue  # an unknown kind: validate_scenario reports it unless a later CRD serves it
+        if not message:
+            _PASSED.put(key, True)
         if message:
             out.append(Problem(f"spec.operations[{i}].createOperation.object", message, file))
         elif obj.get("kind") == CRD_TYPE.kind and obj.get("apiVersion") == CRD_TYPE.api_version:
@@ -79,14 +87,22 @@ def _object_problems(scenario: Scenario, hooks: Hooks, file: str) -> list[Proble
     return out
 
 
+_PASSED: ContentMemo[bool] = ContentMemo(limit=100_000)
+"""Objects (by `name_free_key`: a workload's pods, a cluster's nodes) that passed
+non_json_value and check_new_object: of the next such object only the metadata is checked."""
+
+
 def _scenario_object_problems(scenario: Scenario, registry: ResourceRegistry, file: str) -> list[Problem]:
     """The Scenario itself is an object the engine creates in the cluster: it must pass the API
     server's checks (its name a DNS subdomain of at most 253 characters, its CRD's schema)."""
-    obj = scenario_object(scenario)
+    # The objects to create are the scenario's own (shared, as the engine's create has them):
+    # the check changes only what it builds (metadata, status), as the Scenario schema keeps
+    # embedded objects as written (nothing pruned or defaulted below them).
+    obj = scenario_object(scenario, shared=True)
     # The create drops a status-subresource kind's status before validating (PrepareForCreate),
     # so this check does too: it then sees what the create sees (and validates it only once).
     obj.pop("status", None)
-    message = check_new_object(registry, obj)
+    message = check_new_object(registry, obj, copy=False)
     return [Problem("", message, file)] if message else []
 
 

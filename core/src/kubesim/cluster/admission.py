@@ -40,6 +40,7 @@ __all__ = [
 
 MUTATING = "mutating"
 VALIDATING = "validating"
+_SAME: Any = object()  # validate(request) without another object
 
 
 @attrs.frozen
@@ -225,11 +226,14 @@ class AdmissionChain:
                 obj = _apply(obj, response)
         return obj
 
-    def validate(self, request: AdmissionRequest) -> None:
-        """Run the validating admitters; the first denial raises."""
+    def validate(self, request: AdmissionRequest, obj: Any = _SAME) -> None:
+        """Run the validating admitters on `request` (with `obj` as its object when given: the
+        request is rebuilt only when some admitter will see it); the first denial raises."""
         admitters = self._for(VALIDATING, request.resource, request.operation, request.subresource)
         if not admitters:
             return
+        if obj is not _SAME and obj is not request.object:
+            request = attrs.evolve(request, object=obj)
         if request.phase != VALIDATING:
             request = attrs.evolve(request, phase=VALIDATING)
         for admitter in admitters:

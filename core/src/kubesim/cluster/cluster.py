@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import builtins
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
+from types import TracebackType
 from typing import Any
 
 import structlog
@@ -68,6 +69,7 @@ class Cluster:
         self._writes = GenericStore(self.registry, clock, seed)
         self._store = self._writes.store
         self._bus = self._writes.bus
+        self._plain_call = _ApiCall(self, False)  # stateless: shared by every request without dryRun
 
     @property
     def graceful_pod_deletion(self) -> bool:
@@ -204,7 +206,7 @@ class Cluster:
         with self._api_call(dry_run):
             rt = _type_of(self.registry, obj)
             new = copy_tree(obj) if copy else obj
-            meta = checked_metadata(rt, new)
+            meta = checked_metadata(rt, new, self._stored_by_name(rt, new))
             key = self._writes.key(rt, meta.get("namespace"), _name(meta))
             stored = self._store.get(rt, key)
             if stored is not None and (stored is obj or stored["metadata"] is obj.get("metadata")):
@@ -349,23 +351,53 @@ class Cluster:
 
     # --- request plumbing -------------------------------------------------------------
 
-    @contextmanager
-    def _api_call(self, dry_run: bool = False) -> Iterator[None]:
+    def _stored_by_name(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any] | None:
+        """The stored object an update body names, when its name and namespace are plain
+        strings (else None): its metadata was decoded when it was stored, so decoding the
+        body's metadata skips what it shares with it (a status write shares all of it)."""
+        meta = obj.get("metadata")
+        if type(meta) is not dict:
+            return None
+        name, namespace = meta.get("name"), meta.get("namespace")
+        if type(name) is not str or not (namespace is None or type(namespace) is str):
+            return None
+        return self._store.get(rt, self._writes.key(rt, namespace, name))
+
+    def _api_call(self, dry_run: bool = False) -> _ApiCall:
         """Deliver the events a request queued, also when it failed half-way; dry_run: the
         request is checked and admitted only (GenericStore.dry_running)."""
+        return _ApiCall(self, dry_run) if dry_run else self._plain_call
+
+
+class _ApiCall:
+    """The context of one request (Cluster._api_call): a class rather than a generator, as
+    every write goes through it. Re-entrant: delivery is deferred to the outermost flush."""
+
+    __slots__ = ("_bus", "_dry", "_writes")
+
+    def __init__(self, cluster: Cluster, dry_run: bool) -> None:
+        self._bus = cluster._bus
+        self._writes = cluster._writes
+        self._dry: AbstractContextManager[None] | None = None
+        if dry_run:
+            self._dry = self._writes.dry_running()
+
+    def __enter__(self) -> None:
+        if self._dry is not None:
+            self._dry.__enter__()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         try:
-            if dry_run:
-                with self._writes.dry_running():
-                    yield
-            else:
-                yield
-        except BaseException:
-            try:
+            if self._dry is not None:
+                self._dry.__exit__(kind, exc, tb)
+        finally:
+            if kind is None:
                 self._bus.flush()
-            except Exception:
-                log.exception("a watch handler failed while a failed request's events were delivered")
-            raise
-        self._bus.flush()
+            else:
+                try:
+                    self._bus.flush()
+                except Exception:
+                    log.exception("a watch handler failed while a failed request's events were delivered")
 
 
 def _type_of(registry: ResourceRegistry, obj: Any) -> ResourceType:

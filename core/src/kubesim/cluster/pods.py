@@ -10,6 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from kubesim.k8s.content_memo import ContentMemo, content_key
 from kubesim.k8s.quantity import parse_quantity
 
 __all__ = ["default_pod", "initial_pod_status", "pod_qos_class"]
@@ -52,8 +53,23 @@ def default_pod(pod: dict[str, Any]) -> None:
 
 
 def pod_qos_class(pod: dict[str, Any]) -> str:
-    """Guaranteed, Burstable or BestEffort, from the containers' cpu and memory."""
+    """Guaranteed, Burstable or BestEffort, from the containers' cpu and memory.
+
+    Remembered by the containers' content (ContentMemo): a workload's pods share them.
+    """
     spec = pod.get("spec") or {}
+    key = content_key((spec.get("containers"), spec.get("initContainers")))
+    known = _QOS.get(key)
+    if known is None:
+        known = _qos_class(spec)
+        _QOS.put(key, known)
+    return known
+
+
+_QOS: ContentMemo[str] = ContentMemo(limit=100_000)
+
+
+def _qos_class(spec: dict[str, Any]) -> str:
     containers = [c for field in ("containers", "initContainers") for c in spec.get(field) or ()]
     if not all(
         _QOS_RESOURCES[0] in limits and _QOS_RESOURCES[1] in limits

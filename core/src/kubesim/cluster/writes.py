@@ -16,8 +16,6 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
-import attrs
-
 from kubesim.clock import Clock, format_time
 from kubesim.errors import AlreadyExists, BadRequest, Conflict, NotFound
 from kubesim.k8s.conditions import update_pod_condition
@@ -206,7 +204,7 @@ class GenericStore:
         strategies.prepare_for_create(rt, obj, builtin, now)
         self._validate_object(rt, obj, None)
         if admitting is not None:
-            self.admission.validate(attrs.evolve(admitting, object=obj))
+            self.admission.validate(admitting, obj)
         if self.store.get(rt, key) is not None:
             raise AlreadyExists(f'{rt.group_resource} "{name}" already exists',
                                 details=status_details(rt, name))
@@ -320,7 +318,7 @@ class GenericStore:
             if errs:
                 raise invalid_error(rt.group_kind, key[1], errs)
         if admitting is not None:
-            self.admission.validate(attrs.evolve(admitting, object=new))
+            self.admission.validate(admitting, new)
         if subresource is None:
             changed = any(
                 new.get(k) != old.get(k)

@@ -146,6 +146,14 @@ def _always() -> bool:
     return True
 
 
+def _work_probe(controller: Settleable) -> Callable[[], bool]:
+    """The controller's `has_work` check (Controller.work_probe), else always True."""
+    probe = getattr(controller, "work_probe", None)
+    if probe is not None:
+        return probe()  # type: ignore[no-any-return]
+    return getattr(controller, "has_work", _always)
+
+
 def _run_once(controller: Settleable) -> bool:
     return controller.run_once()
 
@@ -169,7 +177,7 @@ def settle(
     """
     if guard is None:
         guard = LoopGuard(changes, objects=objects, limits=limits)
-    rounds = [(c, getattr(c, "has_work", _always)) for c in controllers]
+    rounds = [(c, _work_probe(c)) for c in controllers]
     while True:
         progress = False
         for controller, has_work in rounds:

@@ -255,6 +255,10 @@ class _Scalar(_Node):
                 return
             w.mismatch(_literal(v)[0], self.go, struct, fields)
             return
+        if t is int and kind in _INT_BOUNDS:  # the common case: a plain int, checked by value
+            low, high = _INT_BOUNDS[kind]
+            if low <= v <= high:
+                return
         what, text = _literal(v)
         if what != "number":
             w.mismatch(what, self.go, struct, fields)
@@ -509,10 +513,11 @@ class _Time(_Node):
         self.micro = micro
 
     def check(self, v: Any, old: Any, w: _Walk, struct: str, fields: _Stack, path: _Stack, depth: int) -> None:
-        what, _ = _literal(v)
-        if what != "string":
-            raise _Abort(_type_error(what, "string", struct, fields))
-        _not_a_timestamp(v, path)
+        if type(v) is not str:  # a plain string (every status write's times) is only parsed
+            what, _ = _literal(v)
+            if what != "string":
+                raise _Abort(_type_error(what, "string", struct, fields))
+            _not_a_timestamp(v, path)
         problem = parse_error(str(v), micro=self.micro)
         if problem is not None:
             raise _Abort(_located(path, problem))
@@ -609,7 +614,7 @@ def decoding_message(
         return None
     key = None
     if strict and old is None:  # a new object, decoded strictly: a pure check, remembered when it passes
-        key = content_key((group, version, kind, obj))
+        key = content_key((group, version, kind, _nameless(obj)))
         if _DECODED.get(key):
             return None
     node = _definition_node(name)
@@ -642,7 +647,18 @@ def _walk(node: _Node, obj: Any, old: Any, *, ordered: bool, strict: bool = True
 
 _DECODED: ContentMemo[bool] = ContentMemo()
 """New objects that decoded strictly without an error: `kubesim run` checks every object of a
-scenario before the run and the cluster decodes it again when the engine creates it."""
+scenario before the run and the cluster decodes it again when the engine creates it. Keyed
+without metadata.name (a string decodes the same whatever it says), so a workload's pods,
+or a cluster's nodes, that differ only in their names are decoded once."""
+
+
+def _nameless(obj: Any) -> Any:
+    """`obj` for the decoding memo's key: a string metadata.name blanked (shallow copies)."""
+    if type(obj) is dict:
+        meta = obj.get("metadata")
+        if type(meta) is dict and type(meta.get("name")) is str:
+            return {**obj, "metadata": {**meta, "name": ""}}
+    return obj
 
 _OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 _DELETE_OPTIONS = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"

@@ -5,7 +5,7 @@ the volume's claim template, owned by the pod (so it is garbage-collected with i
 of that name that the pod does not own is left alone (the scheduler reports the conflict).
 """
 
-# upstream: pkg/controller/volume/ephemeral/controller.go (syncHandler, handleVolume)
+# upstream: pkg/controller/volume/ephemeral/controller.go (enqueuePod, syncHandler, handleVolume)
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class EphemeralVolumeController(ReconcileController):
     def keys_for(self, event: WatchEvent) -> Iterable[Hashable]:
         obj = event.object
         if obj.get("kind") == "Pod":
-            return [] if event.type == "DELETED" else self.keys_for_object(obj)
+            return [] if event.type == "DELETED" else self._pod_keys(obj)
         # a claim went away: its owner pod may need it again
         if event.type != "DELETED":
             return []
@@ -38,7 +38,17 @@ class EphemeralVolumeController(ReconcileController):
             "ownerReferences") or () if ref.get("kind") == "Pod" and ref.get("controller")]
 
     def initial_keys(self, obj: dict[str, Any]) -> Iterable[Hashable]:
-        return self.keys_for_object(obj) if obj.get("kind") == "Pod" else []
+        return self._pod_keys(obj) if obj.get("kind") == "Pod" else []
+
+    def _pod_keys(self, pod: dict[str, Any]) -> Iterable[Hashable]:
+        """enqueuePod: only a pod that is not being deleted and has an ephemeral volume (the
+        others have nothing to reconcile: most pods, at every one of their events)."""
+        if (pod.get("metadata") or {}).get("deletionTimestamp"):
+            return []
+        volumes = (pod.get("spec") or {}).get("volumes") or ()
+        if any(type(v) is dict and v.get("ephemeral") is not None for v in volumes):
+            return self.keys_for_object(pod)
+        return []
 
     def reconcile(self, key: Hashable) -> None:
         assert isinstance(key, tuple) and len(key) == 2

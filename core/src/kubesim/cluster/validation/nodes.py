@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubesim.k8s.content_memo import ContentMemo, content_key
 from kubesim.k8s.validation import FieldError, forbidden, invalid, is_qualified_name
 
 from .resources import validate_resource_quantity
@@ -34,20 +35,46 @@ def _resources(status: Any, field: str) -> list[FieldError]:
 
 
 def validate_node(node: dict[str, Any]) -> list[FieldError]:
-    """ValidateNode (metadata aside): taints, capacity and allocatable quantities."""
+    """ValidateNode (metadata aside): taints, capacity and allocatable quantities.
+
+    A pure function of the node's spec and status: answers are remembered by their content
+    (ContentMemo), as a cluster's nodes mostly share one shape.
+    """
+    key = content_key((node.get("spec"), node.get("status")))
+    known = _VALIDATED.get(key)
+    if known is not None:
+        return list(known)
+    errs = _validate_node(node, None)
+    _VALIDATED.put(key, tuple(errs))
+    return errs
+
+
+_VALIDATED: ContentMemo[tuple[FieldError, ...]] = ContentMemo(limit=100_000)
+
+
+def _validate_node(node: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
+    """ValidateNode's checks; the parts `old` (a stored, validated node) shares by identity
+    are not checked again: a status write shares the spec and the resource lists."""
     spec = as_map(node.get("spec"))
-    errs = validate_node_taints(spec.get("taints"), "metadata.taints")
     status = node.get("status")
+    old_spec = as_map(old.get("spec")) if old is not None else None
+    old_status = as_map(old.get("status")) if old is not None else None
+    taints = spec.get("taints")
+    errs = ([] if old_spec is not None and taints is not None and taints is old_spec.get("taints")
+            else validate_node_taints(taints, "metadata.taints"))
     if status is not None and not isinstance(status, dict):
         errs.append(invalid("status", status, "must be a node status object"))
-    errs.extend(_resources(status, "capacity"))
-    errs.extend(_resources(status, "allocatable"))
+    for field in ("capacity", "allocatable"):
+        if old_status is not None and isinstance(status, dict) and field in status \
+                and status[field] is old_status.get(field):
+            continue
+        errs.extend(_resources(status, field))
     return errs
 
 
 def validate_node_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
     """ValidateNodeUpdate (metadata aside)."""
-    errs = validate_node(new)
+    errs = _validate_node(new, old)
     spec, old_spec = as_map(new.get("spec")), as_map(old.get("spec"))
     old_cidrs, cidrs = as_list(old_spec.get("podCIDRs")), as_list(spec.get("podCIDRs"))
     if old_cidrs and (len(old_cidrs) != len(cidrs) or any(a != b for a, b in zip(old_cidrs, cidrs))):
