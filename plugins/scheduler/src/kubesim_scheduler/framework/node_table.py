@@ -427,6 +427,24 @@ class NodeTable:
             self._release_row(row)
         return pi
 
+    def replace_pod(self, pi: PodInfo) -> bool:
+        """The cache's updatePod (remove + add) for a pod held on a known node whose new
+        PodInfo accounts exactly as the old one (`PodInfo.with_pod`): it moves to the end
+        and is swapped in, with no accounting; False (nothing done) for any other pod."""
+        row = self.pod_row.get(pi.key)
+        if row is None or self.nodes[row] is None:
+            return False
+        pods = self.pods[row]
+        old = pods[pi.key]
+        for lst in self.listeners:
+            lst.pod_removed(row, old)
+        pods.move_to_end(pi.key)
+        pods[pi.key] = pi
+        for lst in self.listeners:
+            lst.pod_added(row, pi)
+        self._bump(row)
+        return True
+
     def move_pod_to_end(self, key: str) -> None:
         """Remove + add of the same PodInfo (confirming an assumed pod): only the order changes."""
         row = self.pod_row.get(key)
