@@ -154,6 +154,9 @@ class NodeTable:
         self.affinity_pods = 0
         self.required_anti_affinity_pods = 0
         self.generation = 0
+        # bumped whenever a node's fields are set or cleared (not by pods): what depends on
+        # nodes alone (any taint, any unschedulable node) is memoised by it
+        self.node_generation = 0
         # node tree: zone -> names (insertion order), zones in first-seen order
         self._tree: dict[str, list[str]] = {}
         self._zone_of: dict[str, str] = {}
@@ -181,6 +184,7 @@ class NodeTable:
             col.grow(cap)
         for sc in self.scalars.values():
             sc.grow(cap)
+        self.node_generation += 1
         extra = cap - self.capacity
         self.row_names.extend([""] * extra)
         self.nodes.extend([None] * extra)
@@ -267,6 +271,7 @@ class NodeTable:
             self._release_row(row)
 
     def _set_node_fields(self, row: int, node: Mapping[str, Any]) -> None:
+        self.node_generation += 1
         self.nodes[row] = node
         self.valid[row] = True
         spec = node.get("spec") or {}
@@ -307,6 +312,7 @@ class NodeTable:
         self.node_images[row] = imgs
 
     def _clear_node_fields(self, row: int) -> None:
+        self.node_generation += 1
         self.nodes[row] = None
         self.valid[row] = False
         for col in ("alloc_cpu", "alloc_mem", "alloc_eph", "allowed_pods"):
