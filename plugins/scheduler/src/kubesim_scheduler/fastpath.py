@@ -167,8 +167,9 @@ class _RowCache:
                         self.in_range = self._check(values)
         self.generation = t.generation
         if _is_identity(rows, hw):
-            return values.copy()  # every row in row order (one zone): a copy, not a gather
-        result: np.ndarray = values[rows]
+            result: np.ndarray = values.copy()  # every row in row order (one zone): a copy, not a gather
+            return result
+        result = values[rows]
         return result
 
     @staticmethod
