@@ -7,6 +7,7 @@ keeps the held PodInfo's parses when nothing they read changed, and parses anyth
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -23,13 +24,15 @@ def _bound(pod: dict[str, Any], node: str) -> dict[str, Any]:
 
 
 def _running(pod: dict[str, Any], **status: Any) -> dict[str, Any]:
-    """The kubelet's status write: container statuses, phase, start time, a new resourceVersion."""
+    """The kubelet's status write as the informer delivers it (a new object throughout):
+    container statuses, phase, start time, a new resourceVersion."""
     new_status = {
         "phase": "Running", "startTime": "2025-01-01T00:00:00Z",
         "containerStatuses": [{"name": c["name"], "ready": True} for c in pod["spec"]["containers"]],
         **status,
     }
-    return {**pod, "metadata": {**pod["metadata"], "resourceVersion": "3"}, "status": new_status}
+    return {**pod, "metadata": {**copy.deepcopy(pod["metadata"]), "resourceVersion": "3"},
+            "spec": copy.deepcopy(pod["spec"]), "status": new_status}
 
 
 def _two_bound_pods() -> tuple[Scheduler, list[dict[str, Any]]]:
@@ -101,6 +104,9 @@ def test_parses_alike_reads_spec_metadata_and_status_resources() -> None:
     assert parses_alike(held, _running(pod))
     assert not parses_alike(held, {**pod, "metadata": {**pod["metadata"], "annotations": {"a": "b"}}})
     assert not parses_alike(held, {**pod, "metadata": {k: v for k, v in pod["metadata"].items() if k != "uid"}})
+    # a spec or metadata shared with the parsed object may have been changed in place: parsed again
+    assert not parses_alike(held, {**_running(pod), "spec": pod["spec"]})
+    assert not parses_alike(held, {**_running(pod), "metadata": pod["metadata"]})
     resized = _running(pod, containerStatuses=[{"name": "c0", "resources": {"requests": {"cpu": "2"}}}])
     assert not parses_alike(held, resized)
     # an init container's status wins over a container's of the same name, as in pod_requests

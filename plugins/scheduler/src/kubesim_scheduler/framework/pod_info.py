@@ -302,12 +302,16 @@ def parses_alike(pod_info: PodInfo, pod: Mapping[str, Any]) -> bool:
     the kubelet's). Plugins' memos in `cache` read only spec and metadata, so they stay valid.
     """
     mine = pod_info.pod
-    if (pod.get("spec") or {}) != (mine.get("spec") or {}):
+    spec, my_spec = pod.get("spec"), mine.get("spec")
+    meta, my_meta = pod.get("metadata"), mine.get("metadata")
+    # a spec or metadata shared with the parsed object may have been changed in place (a
+    # caller breaking the informer's read-only contract): nothing to compare it with
+    if spec is my_spec or meta is my_meta or not isinstance(spec, Mapping) or not isinstance(meta, Mapping):
         return False
-    meta, my_meta = pod.get("metadata") or {}, mine.get("metadata") or {}
-    if meta is not my_meta and (
-        len(meta.keys() - {"resourceVersion"}) != len(my_meta.keys() - {"resourceVersion"})
-        or any(k != "resourceVersion" and (k not in my_meta or my_meta[k] != v) for k, v in meta.items())
+    if spec != my_spec or not isinstance(my_meta, Mapping):
+        return False
+    if len(meta.keys() - {"resourceVersion"}) != len(my_meta.keys() - {"resourceVersion"}) or any(
+        k != "resourceVersion" and (k not in my_meta or my_meta[k] != v) for k, v in meta.items()
     ):
         return False
     return status_requests_view(pod) == status_requests_view(mine)
