@@ -302,3 +302,19 @@ def test_nodes_tainted_and_cordoned_between_pods(monkeypatch: pytest.MonkeyPatch
     assert all(len(r["scores"]) <= 3 for r in fast)
     # 8 + 4 + 6 untainted pods scored on the fast path, 6 tainted ones by the runners
     assert 0 < fast_hits["score"] < 30 and 0 < fast_hits["filter"] < 30, fast_hits
+
+
+def test_order_is_range_only_for_rows_in_row_order() -> None:
+    """The fast path slices its per-row caches instead of gathering them only when the node
+    order is every row in row order: one zone, no released row."""
+    s = Scheduler(percentage_of_nodes_to_score=100, seed=1)
+    for i in range(4):
+        s.add_node({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"}, "spec": {},
+                    "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "3"}}})
+    assert s.table.order_is_range()
+    s.add_node({"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": "z", "labels": {"topology.kubernetes.io/zone": "b"}}, "spec": {},
+                "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "3"}}})
+    assert s.table.order.tolist() == [0, 4, 1, 2, 3] and not s.table.order_is_range()
+    s.remove_node("z")  # its row is released, so not in the order
+    assert s.table.order.tolist() == [0, 1, 2, 3] and not s.table.order_is_range()

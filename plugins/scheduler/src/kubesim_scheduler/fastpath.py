@@ -72,21 +72,6 @@ def fast_path_enabled() -> bool:
     return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "false", "off", "no")
 
 
-_IDENTITY: list[tuple[np.ndarray, bool]] = []  # the last rows array asked about, and the answer
-
-
-def _is_identity(rows: np.ndarray, n: int) -> bool:
-    """Whether `rows` is 0..n-1 in order: the node tree's order of a one-zone cluster, the same
-    array object from pod to pod until a node comes or goes (so the answer is memoised)."""
-    if len(rows) != n:
-        return False
-    if _IDENTITY and _IDENTITY[0][0] is rows:
-        return _IDENTITY[0][1]
-    same = bool(n == 0 or (rows[0] == 0 and rows[-1] == n - 1 and bool((np.diff(rows) == 1).all())))
-    _IDENTITY[:] = [(rows, same)]
-    return same
-
-
 def _constant(n: int, value: int) -> np.ndarray:
     """A read-only int64 array of n times `value`, shared between pods (score columns are
     never written in place; the total is a fresh array)."""
@@ -166,8 +151,9 @@ class _RowCache:
                     else:
                         self.in_range = self._check(values)
         self.generation = t.generation
-        if _is_identity(rows, hw):
-            result: np.ndarray = values.copy()  # every row in row order (one zone): a copy, not a gather
+        if rows is t.order and t.order_is_range():
+            # every row in row order (one zone, every node scored): a copy, not a gather
+            result: np.ndarray = values.copy()
             return result
         result = values[rows]
         return result

@@ -161,6 +161,7 @@ class NodeTable:
         self._tree: dict[str, list[str]] = {}
         self._zone_of: dict[str, str] = {}
         self._order: np.ndarray | None = None
+        self._order_range: tuple[np.ndarray, bool] | None = None  # (order, order_is_range())
         self._names_arr: np.ndarray | None = None
         self.listeners: list[NodeTableListener] = []
 
@@ -377,6 +378,16 @@ class NodeTable:
                 i += 1
             self._order = np.array(out, dtype=np.intp)
         return self._order
+
+    def order_is_range(self) -> bool:
+        """Whether `order` is 0..high_water-1 in order (one zone, no released rows): rows
+        listed in it can be read by slicing instead of gathering."""
+        order = self.order
+        if self._order_range is None or self._order_range[0] is not order:
+            n = self.high_water
+            same = len(order) == n and (n == 0 or bool((order == np.arange(n, dtype=order.dtype)).all()))
+            self._order_range = (order, same)
+        return self._order_range[1]
 
     @property
     def num_nodes(self) -> int:
