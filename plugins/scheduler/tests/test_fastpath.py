@@ -267,3 +267,54 @@ def test_shared_pod_requests_equal_parsing_each_pod(monkeypatch: pytest.MonkeyPa
     own = [view(PodInfo(p)) for p in pods] * 2
     assert shared == own
     assert view(PodInfo(pods[2])) != view(PodInfo(pods[1]))  # 1 CPU is not 100m
+
+
+def test_nodes_tainted_and_cordoned_between_pods(monkeypatch: pytest.MonkeyPatch, fast_hits: dict[str, int]) -> None:
+    """The fast path's memo of "any taint / any unschedulable node" follows node updates: a
+    taint or cordon added between two pods sends them to the runners, and its removal back;
+    the trim to the best nodes (summary) keeps the same nodes either way."""
+    def run() -> list[Record]:
+        rng = random.Random(11)
+        s = Scheduler(percentage_of_nodes_to_score=100, seed=5)
+        s.detail = 3  # the trim of --detail summary, to 3 nodes
+        nodes = [_node(rng, i, False, False, False) for i in range(12)]
+        for n in nodes:
+            s.add_node(n)
+        out: list[Record] = []
+        for i in range(30):
+            if i == 8:
+                s.update_node({**nodes[2], "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]}})
+            elif i == 14:
+                s.update_node({**nodes[2], "spec": {}})
+            elif i == 18:
+                s.update_node({**nodes[5], "spec": {"unschedulable": True}})
+            elif i == 24:
+                s.update_node({**nodes[5], "spec": {}})
+            s.add_pod(_pod(rng, i))
+            out.extend(record(a) for a in s.run(max_attempts=1))
+        return out
+
+    _switch(monkeypatch, False)
+    slow = run()
+    _switch(monkeypatch, True)
+    fast = run()
+    assert slow == fast
+    assert all(len(r["scores"]) <= 3 for r in fast)
+    # 8 + 4 + 6 untainted pods scored on the fast path, 6 tainted ones by the runners
+    assert 0 < fast_hits["score"] < 30 and 0 < fast_hits["filter"] < 30, fast_hits
+
+
+def test_order_is_range_only_for_rows_in_row_order() -> None:
+    """The fast path slices its per-row caches instead of gathering them only when the node
+    order is every row in row order: one zone, no released row."""
+    s = Scheduler(percentage_of_nodes_to_score=100, seed=1)
+    for i in range(4):
+        s.add_node({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"}, "spec": {},
+                    "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "3"}}})
+    assert s.table.order_is_range()
+    s.add_node({"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": "z", "labels": {"topology.kubernetes.io/zone": "b"}}, "spec": {},
+                "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "3"}}})
+    assert s.table.order.tolist() == [0, 4, 1, 2, 3] and not s.table.order_is_range()
+    s.remove_node("z")  # its row is released, so not in the order
+    assert s.table.order.tolist() == [0, 1, 2, 3] and not s.table.order_is_range()

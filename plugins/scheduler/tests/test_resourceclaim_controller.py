@@ -144,3 +144,19 @@ def test_idle_with_the_gate_off() -> None:
         env.create(pod("p", {"name": "gpus", "resourceClaimTemplateName": "gpu"}))
         env.settle()
         assert claims(env) == {}
+
+
+def test_only_pods_with_template_claims_are_synced() -> None:
+    """A pod without a resourceClaimTemplateName (spec.resourceClaims is immutable) gives syncPod
+    nothing to do: no Pod key is queued for it; a named claim's key still is."""
+    from kubesim.cluster import WatchEvent
+
+    with SimEnv([ResourceClaimController], seed=0) as env:
+        ctl = next(c for c in env.controllers if isinstance(c, ResourceClaimController))
+        plain = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": NS},
+                 "spec": {"containers": [{"name": "c", "image": "i"}]}}
+        assert list(ctl.keys_for(WatchEvent("MODIFIED", plain, None, "", None))) == []
+        named = pod("n", {"name": "shared", "resourceClaimName": "shared-claim"})
+        assert list(ctl.keys_for(WatchEvent("ADDED", named, None, "", None))) == [("ResourceClaim", NS, "shared-claim")]
+        templated = pod("t", {"name": "gpus", "resourceClaimTemplateName": "gpu"})
+        assert list(ctl.keys_for(WatchEvent("ADDED", templated, None, "", None))) == [("Pod", NS, "t")]

@@ -265,8 +265,14 @@ class ScheduleAttempt:
         n = int(detail)
         sc = self._score
         if sc is not None and len(sc.rows) > n:
-            keep = best_positions(sc.total, n)
-            if self.node is not None and self._names is not None and self.node not in self._names[sc.rows[keep]]:
+            keep = best_positions(sc.total, n, sc.top)
+            row, pos = self.selected_row, sc.selected_pos
+            if (self.node is not None and self._names is not None and row is not None and pos is not None
+                    and self._names[row] == self.node):
+                # selectHost's choice, by position: no names compared
+                if pos not in keep.tolist():
+                    keep = np.concatenate((np.array([pos], dtype=keep.dtype), keep[: n - 1]))
+            elif self.node is not None and self._names is not None and self.node not in self._names[sc.rows[keep]]:
                 # comparing rows, not thousands of names, when the selected row is known
                 row = self.selected_row
                 known = row is not None and self._names[row] == self.node
@@ -290,16 +296,18 @@ class ScheduleAttempt:
         return f"ScheduleAttempt({self.pod_name} -> {self.node}, {code})"
 
 
-def best_positions(total: np.ndarray, n: int) -> np.ndarray:
+def best_positions(total: np.ndarray, n: int, top: np.ndarray | None = None) -> np.ndarray:
     """Positions of the n highest totals, highest first, ties in position order.
 
     Equal to np.argsort(-total, kind="stable")[:n] without sorting every node: a partition
     finds the n-th highest value, and only the positions above it (plus the first ones equal
-    to it) are sorted.
+    to it) are sorted. `top`, when known (selectHost found it), is the positions of the
+    highest total.
     """
     if len(total) <= n:
         return np.argsort(-total, kind="stable")
-    top = np.flatnonzero(total == total.max())
+    if top is None:
+        top = np.flatnonzero(total == total.max())
     if len(top) >= n:  # n or more share the highest total: the first n of them, no sort
         result: np.ndarray = top[:n]
         return result

@@ -23,7 +23,7 @@ from .framework.events import (
 )
 from .framework.handle import Handle
 from .framework.node_table import NodeTable
-from .framework.pod_info import PodInfo, pod_key
+from .framework.pod_info import PodInfo, parses_alike, pod_key
 from .framework.runtime import Framework
 from .framework.waiting_pods import waiting_pod_uid
 from .scheduling_queue import SchedulingQueue
@@ -121,8 +121,12 @@ class EventHandlers:
             self.table.move_pod_to_end(key)
             self.queue.delete(key)
             return
-        pi = PodInfo(pod)
         was_assigned = bool((old.get("spec") or {}).get("nodeName"))
+        if was_assigned and self._replaced_alike(key, pod):
+            for evt in pod_scheduling_properties_change(pod, old):
+                self.queue.move_all_to_active_or_backoff(evt, old, pod)
+            return
+        pi = PodInfo(pod)
         if pi.node_name:
             assumed = self.table.pod_info(key)
             self.table.add_pod(pi)
@@ -138,6 +142,12 @@ class EventHandlers:
             return
         elif pi.scheduler_name in self.frameworks:
             self.queue.update(old, pi)
+
+    def _replaced_alike(self, key: str, pod: Mapping[str, Any]) -> bool:
+        """updatePodInCache for a status-only write to a bound pod (the kubelet's): the cache's
+        remove + add with the held PodInfo's parses (nothing it derives has changed)."""
+        held = self.table.pod_info(key)
+        return held is not None and parses_alike(held, pod) and self.table.replace_pod(held.with_pod(pod))
 
     def _confirms_assumed(self, key: str, old: Mapping[str, Any], pod: Mapping[str, Any]) -> bool:
         """The binding of a pod this scheduler assumed, changing nothing else it reads.

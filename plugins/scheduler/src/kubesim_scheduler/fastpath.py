@@ -72,6 +72,22 @@ def fast_path_enabled() -> bool:
     return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "false", "off", "no")
 
 
+def _constant(n: int, value: int) -> np.ndarray:
+    """A read-only int64 array of n times `value`, shared between pods (score columns are
+    never written in place; the total is a fresh array)."""
+    key = (n, value)
+    hit = _CONSTANTS.get(key)
+    if hit is None:
+        if len(_CONSTANTS) >= 16:
+            _CONSTANTS.clear()
+        hit = _CONSTANTS[key] = np.full(n, value, dtype=np.int64)
+        hit.flags.writeable = False
+    return hit
+
+
+_CONSTANTS: dict[tuple[int, int], np.ndarray] = {}
+
+
 class _Changed:
     """Rows changed since a generation, found once for the caches that ask in turn."""
 
@@ -135,7 +151,11 @@ class _RowCache:
                     else:
                         self.in_range = self._check(values)
         self.generation = t.generation
-        result: np.ndarray = values[rows]
+        if rows is t.order and t.order_is_range():
+            # every row in row order (one zone, every node scored): a copy, not a gather
+            result: np.ndarray = values.copy()
+            return result
+        result = values[rows]
         return result
 
     @staticmethod
@@ -201,27 +221,39 @@ class FastPath:
             elif type(spl) is ImageLocality:
                 self.score_kinds[spl.name] = "images"
         changed = _Changed(self.table)
+        self._node_flags_key: tuple[int, int] = (-1, -1)
+        self._node_flags = (False, False)
         self._codes = _Caches(self.table, changed)
         self._least = _Caches(self.table, changed)
         self._balanced = _Caches(self.table, changed)
+
+    def _unschedulable_or_tainted(self) -> tuple[bool, bool]:
+        """(any unschedulable node, any tainted node), memoised by the table's node generation."""
+        t = self.table
+        key = (t.node_generation, t.high_water)
+        if key != self._node_flags_key:
+            hw = t.high_water
+            self._node_flags = (bool(t.unschedulable[:hw].any()), bool(t.taint_sig[:hw].any()))
+            self._node_flags_key = key
+        return self._node_flags
 
     # ------------------------------------------------------------------ Filter
     def filter(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> FilterOutcome | None:
         """RunFilterPlugins' outcome over rows, or None when the runners must do it."""
         t = self.table
-        hw = t.high_water
         skip = state.skip_filter_plugins
         kinds = self.filter_kinds
         active = [pl.name for pl in self.fw.filter_plugins if pl.name not in skip]
+        unschedulable, tainted = self._unschedulable_or_tainted()
         for name in active:
             kind = kinds.get(name)
             if kind is None:
                 return None
             if kind == "nodename" and pod_info.node_name:
                 return None
-            if kind == "unschedulable" and t.unschedulable[:hw].any():
+            if kind == "unschedulable" and unschedulable:
                 return None
-            if kind == "taints" and t.taint_sig[:hw].any():
+            if kind == "taints" and tainted:
                 return None
         req: Resource | None = state.get(_FIT_FILTER_KEY)
         fit_codes: np.ndarray | None = None
@@ -282,16 +314,16 @@ class FastPath:
     def score(self, state: CycleState, pod_info: PodInfo, rows: np.ndarray) -> ScoreOutcome | None:
         """RunScorePlugins' outcome over rows, or None when the runners must do it."""
         t = self.table
-        hw = t.high_water
         skip = state.skip_score_plugins
         kinds = self.score_kinds
         active = [pl.name for pl in self.fw.score_plugins if pl.name not in skip]
         columns: dict[str, np.ndarray] = {}
+        tainted = self._unschedulable_or_tainted()[1]
         for name in active:
             kind = kinds.get(name)
             if kind is None:
                 return None
-            if kind == "taints" and t.taint_sig[:hw].any():
+            if kind == "taints" and tainted:
                 return None
             if kind == "images" and any(t.image_nodes.get(image) for image in pod_info.images):
                 return None
@@ -319,22 +351,28 @@ class FastPath:
         n = len(rows)
         out = ScoreOutcome(rows)
         weights = self.fw.weights
+        # the same constant column for every node is added once, as a number
+        constant = 0
         for name in active:
             kind = kinds[name]
+            weight = weights[name]
             if kind == "taints":  # no taint anywhere: raw 0, DefaultNormalizeScore reversed: 100
-                raw = np.zeros(n, dtype=np.int64)
-                norm = np.full(n, MAX_NODE_SCORE, dtype=np.int64) if n else raw.copy()
+                raw = _constant(n, 0)
+                norm = _constant(n, MAX_NODE_SCORE) if n else raw
+                final = norm if weight == 1 else _constant(n, MAX_NODE_SCORE * weight)
+                constant += MAX_NODE_SCORE * weight if n else 0
             elif kind == "images":  # none of the images on any node: 0, no NormalizeScore
-                raw = norm = np.zeros(n, dtype=np.int64)
+                raw = norm = final = _constant(n, 0)
             else:
                 raw = norm = columns[name]
-            weight = weights[name]
-            final = norm if weight == 1 else norm * weight
+                final = norm if weight == 1 else norm * weight
+                out.total += final
             out.plugins.append(name)
             out.raw.append(raw)
             out.normalized.append(norm)
             out.final.append(final)
-            out.total += final
+        if constant:
+            out.total += constant
         return out
 
     def _least_one(self, reqs: list[int], row: int) -> int | None:

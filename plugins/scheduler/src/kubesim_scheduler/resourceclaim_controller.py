@@ -61,12 +61,17 @@ class ResourceClaimController(ReconcileController):
         ns = _meta(obj).get("namespace") or "default"
         kind = obj.get("kind")
         if kind == "Pod":
-            keys: list[Hashable] = [("Pod", ns, _meta(obj).get("name", ""))]
+            keys: list[Hashable] = []
+            claims = (obj.get("spec") or {}).get("resourceClaims") or ()
+            # only a pod claim from a template gives syncPod anything to do (spec.resourceClaims
+            # is immutable, so a pod without one never will)
+            if any(pc.get("resourceClaimTemplateName") for pc in claims):
+                keys.append(("Pod", ns, _meta(obj).get("name", "")))
             # a pod that goes away or finishes frees the claims it reserved
             for status in (obj.get("status") or {}).get("resourceClaimStatuses") or ():
                 if status.get("resourceClaimName"):
                     keys.append(("ResourceClaim", ns, status["resourceClaimName"]))
-            for pc in (obj.get("spec") or {}).get("resourceClaims") or ():
+            for pc in claims:
                 if pc.get("resourceClaimName"):
                     keys.append(("ResourceClaim", ns, pc["resourceClaimName"]))
             return keys
@@ -96,7 +101,7 @@ class ResourceClaimController(ReconcileController):
 
     # --- syncPod / handleClaim
     def _sync_pod(self, namespace: str, name: str) -> None:
-        pod = self.reader.get("v1", "Pod", name, namespace)
+        pod = self.reader.get("v1", "Pod", name, namespace, copy=False)  # copied below before a write
         if _done(pod) or _meta(pod).get("deletionTimestamp"):
             return
         statuses = {s.get("name"): s for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}

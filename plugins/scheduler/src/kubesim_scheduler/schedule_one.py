@@ -194,7 +194,9 @@ class SchedulingCycle:
         self.next_start_node_index = (self.next_start_node_index + len(passed) + n_rejected) % len(all_rows)
         attempt._filter = out
         attempt._processed_upto = cut
-        feasible = rotated[passed]
+        # every node passed (positions 0..n-1): the same rows, no gather (a stable array the
+        # fast path's caches recognise as the table's order)
+        feasible = rotated if len(passed) == n else rotated[passed]
         cyc.feasible = feasible
         attempt._feasible_rows = feasible
         if err is not None:
@@ -288,4 +290,5 @@ class SchedulingCycle:
         best = int(sc.total.max())
         ties = np.flatnonzero(sc.total == best)
         pick = int(ties[self._rng.randrange(len(ties))]) if len(ties) > 1 else int(ties[0])
+        sc.top, sc.selected_pos = ties, pick
         return int(sc.rows[pick])

@@ -12,6 +12,11 @@ from typing import Any
 
 import attrs
 
+from kubesim.k8s.podrequests import pod_requests
+from kubesim.k8s.quantity import nano_to_milli
+
+from .pod_info import status_requests_view
+
 __all__ = [
     "ActionType",
     "ClusterEvent",
@@ -135,16 +140,15 @@ def node_scheduling_properties_change(new: Mapping[str, Any], old: Mapping[str, 
 
 def pod_scheduling_properties_change(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[ClusterEvent]:
     """The specific Pod update events (labels, scale-down, gates removed, tolerations added)."""
-    from kubesim.k8s.podrequests import pod_requests
-    from kubesim.k8s.quantity import nano_to_milli
-
     resource = ASSIGNED_POD if (new.get("spec") or {}).get("nodeName") else UNSCHEDULED_POD
     out = []
     if ((new.get("metadata") or {}).get("labels") or {}) != ((old.get("metadata") or {}).get("labels") or {}):
         out.append(ClusterEvent(resource, ActionType.UPDATE_POD_LABEL))
-    nr, orq = pod_requests(new, use_status=True), pod_requests(old, use_status=True)
-    if any(k not in nr or nano_to_milli(v) > nano_to_milli(nr[k]) for k, v in orq.items()):
-        out.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCALE_DOWN))
+    # equal specs and status resources give equal requests: no scale-down to look for
+    if (new.get("spec") or {}) != (old.get("spec") or {}) or status_requests_view(new) != status_requests_view(old):
+        nr, orq = pod_requests(new, use_status=True), pod_requests(old, use_status=True)
+        if any(k not in nr or nano_to_milli(v) > nano_to_milli(nr[k]) for k, v in orq.items()):
+            out.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCALE_DOWN))
     ng = (new.get("spec") or {}).get("schedulingGates") or []
     og = (old.get("spec") or {}).get("schedulingGates") or []
     if not ng and og:

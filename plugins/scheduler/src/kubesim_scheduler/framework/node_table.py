@@ -154,10 +154,14 @@ class NodeTable:
         self.affinity_pods = 0
         self.required_anti_affinity_pods = 0
         self.generation = 0
+        # bumped whenever a node's fields are set or cleared (not by pods): what depends on
+        # nodes alone (any taint, any unschedulable node) is memoised by it
+        self.node_generation = 0
         # node tree: zone -> names (insertion order), zones in first-seen order
         self._tree: dict[str, list[str]] = {}
         self._zone_of: dict[str, str] = {}
         self._order: np.ndarray | None = None
+        self._order_range: tuple[np.ndarray, bool] | None = None  # (order, order_is_range())
         self._names_arr: np.ndarray | None = None
         self.listeners: list[NodeTableListener] = []
 
@@ -181,6 +185,7 @@ class NodeTable:
             col.grow(cap)
         for sc in self.scalars.values():
             sc.grow(cap)
+        self.node_generation += 1
         extra = cap - self.capacity
         self.row_names.extend([""] * extra)
         self.nodes.extend([None] * extra)
@@ -267,6 +272,7 @@ class NodeTable:
             self._release_row(row)
 
     def _set_node_fields(self, row: int, node: Mapping[str, Any]) -> None:
+        self.node_generation += 1
         self.nodes[row] = node
         self.valid[row] = True
         spec = node.get("spec") or {}
@@ -307,6 +313,7 @@ class NodeTable:
         self.node_images[row] = imgs
 
     def _clear_node_fields(self, row: int) -> None:
+        self.node_generation += 1
         self.nodes[row] = None
         self.valid[row] = False
         for col in ("alloc_cpu", "alloc_mem", "alloc_eph", "allowed_pods"):
@@ -372,6 +379,16 @@ class NodeTable:
             self._order = np.array(out, dtype=np.intp)
         return self._order
 
+    def order_is_range(self) -> bool:
+        """Whether `order` is 0..high_water-1 in order (one zone, no released rows): rows
+        listed in it can be read by slicing instead of gathering."""
+        order = self.order
+        if self._order_range is None or self._order_range[0] is not order:
+            n = self.high_water
+            same = len(order) == n and (n == 0 or bool((order == np.arange(n, dtype=order.dtype)).all()))
+            self._order_range = (order, same)
+        return self._order_range[1]
+
     @property
     def num_nodes(self) -> int:
         return len(self._zone_of)
@@ -426,6 +443,24 @@ class NodeTable:
         if self.nodes[row] is None and not self.pods[row]:
             self._release_row(row)
         return pi
+
+    def replace_pod(self, pi: PodInfo) -> bool:
+        """The cache's updatePod (remove + add) for a pod held on a known node whose new
+        PodInfo accounts exactly as the old one (`PodInfo.with_pod`): it moves to the end
+        and is swapped in, with no accounting; False (nothing done) for any other pod."""
+        row = self.pod_row.get(pi.key)
+        if row is None or self.nodes[row] is None:
+            return False
+        pods = self.pods[row]
+        old = pods[pi.key]
+        for lst in self.listeners:
+            lst.pod_removed(row, old)
+        pods.move_to_end(pi.key)
+        pods[pi.key] = pi
+        for lst in self.listeners:
+            lst.pod_added(row, pi)
+        self._bump(row)
+        return True
 
     def move_pod_to_end(self, key: str) -> None:
         """Remove + add of the same PodInfo (confirming an assumed pod): only the order changes."""

@@ -19,7 +19,10 @@ from kubesim.k8s.selectors import SelectorError, label_selector_as_selector
 from ..resources import Resource, max_resource_from_list, nano_to_milli, nano_to_value, resource_from_list
 from ..taints import Toleration, toleration_of
 
-__all__ = ["PodInfo", "AffinityTerm", "WeightedAffinityTerm", "HostPort", "pod_key", "normalized_image_name"]
+__all__ = [
+    "PodInfo", "AffinityTerm", "WeightedAffinityTerm", "HostPort", "pod_key", "normalized_image_name",
+    "status_requests_view", "parses_alike",
+]
 
 # (hostIP, protocol, hostPort)
 HostPort = tuple[str, str, int]
@@ -244,15 +247,74 @@ class PodInfo:
         """A copy for the same pod with spec.nodeName set (the assumed pod); parses are shared."""
         pod = dict(self.pod)
         pod["spec"] = dict(self.pod.get("spec") or {}, nodeName=node_name)
-        c = object.__new__(PodInfo)
-        for name in PodInfo.__slots__:
-            setattr(c, name, getattr(self, name))
-        c.pod = pod
+        c = self.with_pod(pod)
         c.node_name = node_name
+        return c
+
+    def with_pod(self, pod: Mapping[str, Any]) -> PodInfo:
+        """A copy holding `pod`, a new object of the same pod that parses alike (see
+        `parses_alike`): what PodInfo(pod) would build, without parsing it again."""
+        # attribute by attribute: a loop over __slots__ with getattr/setattr costs 3x as much
+        c = object.__new__(PodInfo)
+        c.pod = pod
+        c.key, c.name, c.namespace, c.uid = self.key, self.name, self.namespace, self.uid
+        c.labels, c.priority, c.scheduler_name = self.labels, self.priority, self.scheduler_name
+        c.node_name, c.requests, c.non0_cpu, c.non0_mem = self.node_name, self.requests, self.non0_cpu, self.non0_mem
+        c.host_ports, c.tolerations, c.images = self.host_ports, self.tolerations, self.images
+        c.num_containers, c.parse_error = self.num_containers, self.parse_error
+        c.required_affinity_terms = self.required_affinity_terms
+        c.required_anti_affinity_terms = self.required_anti_affinity_terms
+        c.preferred_affinity_terms = self.preferred_affinity_terms
+        c.preferred_anti_affinity_terms = self.preferred_anti_affinity_terms
+        c.has_affinity, c.has_required_anti_affinity = self.has_affinity, self.has_required_anti_affinity
+        c.scheduling_gates, c.cache = self.scheduling_gates, self.cache
+        c._fit_request, c._score_requests = self._fit_request, self._score_requests
+        c._score_request_lists = self._score_request_lists
         return c
 
     def __repr__(self) -> str:
         return f"PodInfo({self.namespace}/{self.name})"
+
+
+def status_requests_view(pod: Mapping[str, Any]) -> dict[str, Any]:
+    """What PodRequests with UseStatusResources reads of a pod's status: the resources of
+    each container status that has them (by name, an init container's status winning as in
+    `pod_requests`), and then the PodResizePending condition's reason. Equal views and equal
+    specs give equal requests."""
+    status = pod.get("status") or {}
+    if not status.get("containerStatuses") and not status.get("initContainerStatuses"):
+        return {}
+    statuses: dict[str, Mapping[str, Any]] = {}
+    for cs in (*(status.get("containerStatuses") or ()), *(status.get("initContainerStatuses") or ())):
+        statuses[cs.get("name", "")] = cs
+    view: dict[str, Any] = {
+        name: (cs.get("resources"), cs.get("allocatedResources"))
+        for name, cs in statuses.items() if cs.get("resources") is not None
+    }
+    if view:
+        view[""] = [c for c in status.get("conditions") or () if c.get("type") == "PodResizePending"]
+    return view
+
+
+def parses_alike(pod_info: PodInfo, pod: Mapping[str, Any]) -> bool:
+    """True when PodInfo(pod) would hold what `pod_info` holds: the same spec, metadata equal
+    but for resourceVersion, and the same status resources (a status-only write such as
+    the kubelet's). Plugins' memos in `cache` read only spec and metadata, so they stay valid.
+    """
+    mine = pod_info.pod
+    spec, my_spec = pod.get("spec"), mine.get("spec")
+    meta, my_meta = pod.get("metadata"), mine.get("metadata")
+    # a spec or metadata shared with the parsed object may have been changed in place (a
+    # caller breaking the informer's read-only contract): nothing to compare it with
+    if spec is my_spec or meta is my_meta or not isinstance(spec, Mapping) or not isinstance(meta, Mapping):
+        return False
+    if spec != my_spec or not isinstance(my_meta, Mapping):
+        return False
+    if len(meta.keys() - {"resourceVersion"}) != len(my_meta.keys() - {"resourceVersion"}) or any(
+        k != "resourceVersion" and (k not in my_meta or my_meta[k] != v) for k, v in meta.items()
+    ):
+        return False
+    return status_requests_view(pod) == status_requests_view(mine)
 
 
 def _host_ports(container: Mapping[str, Any]) -> Sequence[HostPort]:

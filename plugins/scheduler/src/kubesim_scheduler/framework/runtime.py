@@ -120,7 +120,7 @@ class FilterOutcome:
 class ScoreOutcome:
     """Per-plugin raw, normalised and weighted scores over the scored rows, and totals."""
 
-    __slots__ = ("rows", "plugins", "raw", "normalized", "final", "total")
+    __slots__ = ("rows", "plugins", "raw", "normalized", "final", "total", "top", "selected_pos")
 
     def __init__(self, rows: np.ndarray) -> None:
         self.rows = rows
@@ -129,6 +129,10 @@ class ScoreOutcome:
         self.normalized: list[np.ndarray] = []
         self.final: list[np.ndarray] = []
         self.total = np.zeros(len(rows), dtype=np.int64)
+        # set by selectHost once the totals are final: the positions of the highest total,
+        # and the position it chose among them (the trim to the best nodes reuses both)
+        self.top: np.ndarray | None = None
+        self.selected_pos: int | None = None
 
 
 #: plugin method -> the extension point named when it raises

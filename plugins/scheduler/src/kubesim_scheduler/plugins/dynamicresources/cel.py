@@ -146,7 +146,11 @@ def _try(fn: Any, arg: Any) -> bool:
         return False
 
 
-_ENV = celpy.Environment()
+@functools.lru_cache(maxsize=1)
+def _env() -> Any:
+    """The CEL environment, built on first use: building its parser costs about 0.1 s of CPU,
+    which runs without a device selector (nearly all) need not pay."""
+    return celpy.Environment()
 
 
 class CompiledSelector:
@@ -202,8 +206,9 @@ def compile_selector(expression: str) -> CompiledSelector:
     if max_depth > _MAX_NESTING:
         raise CelError(f"compilation failed: expression nested deeper than {_MAX_NESTING} levels")
     try:
-        ast = _ENV.compile(expression)
-        program = _ENV.program(ast, functions=_FUNCTIONS)
+        env = _env()
+        ast = env.compile(expression)
+        program = env.program(ast, functions=_FUNCTIONS)
     except RecursionError as e:
         raise CelError("compilation failed: expression too deeply nested") from e
     except Exception as e:  # celpy.CELParseError and friends
