@@ -25,7 +25,9 @@ PASSED = "passed"
 _Rejected = tuple[str, int, Sequence[str]]
 # codes whose Status is the plugin's own (others become an Error status, as in Rejection.status)
 _REJECT_CODES = frozenset((int(Code.UNSCHEDULABLE), int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), int(Code.PENDING)))
-_REJECT_CODE_ARRAY = np.array(sorted(_REJECT_CODES), dtype=np.int8)
+# int8 code -> whether it is in _REJECT_CODES (indexed by the code as uint8)
+_IS_REJECT_CODE = np.zeros(256, dtype=bool)
+_IS_REJECT_CODE[sorted(_REJECT_CODES)] = True
 
 # per plugin: {"rawScore", "normalizedScore", "finalScore"}
 PluginScore = dict[str, int]
@@ -232,7 +234,7 @@ class ScheduleAttempt:
             assert rej.reason_ids is not None
             kept = rej.pos <= self._processed_upto
             codes = rej.codes[kept]
-            if not np.isin(codes, _REJECT_CODE_ARRAY).all():
+            if not _IS_REJECT_CODE[codes.astype(np.uint8)].all():
                 # an Error code's status is built by Rejection.status: count those per node
                 rows = self._filter.rows
                 for i, row in zip(np.flatnonzero(kept).tolist(), rows[rej.pos[kept]].tolist()):
