@@ -1,4 +1,4 @@
-"""Pod anti-affinity and topology spreading together: 500 nodes, 20,000 pods, in-process.
+"""Pod anti-affinity and topology spreading together: 5,000 nodes, 50,000 pods, in-process.
 
 Modelled on upstream scheduler_perf's SchedulingPodAntiAffinity and TopologySpreading
 (test/integration/scheduler_perf/config/performance-config.yaml with
@@ -9,9 +9,10 @@ pod-with-pod-anti-affinity.yaml and pod-with-topology-spreading.yaml): every mea
     DoNotSchedule) on its group,
 and nodes (node-default.yaml: 4 CPU, 32Gi, 110 pods) are spread over three zones
 (moon-1..3, as TopologySpreading labels them). Upstream's single "color: green" group can
-place only one pod per node; here the pods form groups of one pod per node (20,000 pods /
-500 nodes = 40 groups), so that every pod fits: each node ends with exactly one pod of
-each group, 40 x 100m = its 4 CPU.
+place only one pod per node; here the pods form groups of one pod per node (50,000 pods /
+5,000 nodes = 10 groups; issue 17's earlier size, 500 nodes / 20,000 pods, makes 40), so
+that every pod fits: each node ends with exactly one pod of each group (at most 40 groups:
+40 x 100m = a node's 4 CPU).
 
 The nodes are created at step 0, the measured pods at step 1; timing as in
 scheduling_basic.py (see its docstring). The run checks that every pod was bound and
@@ -21,6 +22,7 @@ that no node holds two pods of one group.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -32,6 +34,7 @@ from workloads import build_scenario, default_node, default_pod, report, run_in_
 
 ZONE = "topology.kubernetes.io/zone"
 HOSTNAME = "kubernetes.io/hostname"
+MAX_GROUPS = 40  # pods per node: 40 x 100m fill node-default.yaml's 4 CPU
 
 
 def group_pod(name: str, group: str, max_skew: int) -> dict[str, Any]:
@@ -57,8 +60,9 @@ def group_pod(name: str, group: str, max_skew: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--nodes", type=int, default=500)
-    ap.add_argument("--pods", type=int, default=20000, help="measured pods (groups of one pod per node)")
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--pods", type=int, default=50000,
+                    help="measured pods (groups of one pod per node; at most 40 pods per node)")
     ap.add_argument("--zones", type=int, default=3)
     ap.add_argument("--max-skew", type=int, default=5)
     ap.add_argument("--percentage", type=int, default=100,
@@ -66,7 +70,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--detail", default="summary", choices=("full", "summary", "none"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--profile", metavar="FILE", help="cProfile step 1 into FILE (read with python -m pstats FILE)")
+    ap.add_argument("--write-scenario", metavar="FILE",
+                    help="write the scenario as JSON to FILE and exit (for kubesim run, e.g. to compare result bytes)")
     args = ap.parse_args(argv)
+    if args.nodes < 1 or args.pods < 1 or -(-args.pods // args.nodes) > MAX_GROUPS:
+        ap.error(f"--pods / --nodes must be at most {MAX_GROUPS} (a node holds {MAX_GROUPS} pods of 100m), "
+                 "both at least 1")
 
     nodes = [
         default_node(f"node-{i:04d}", {HOSTNAME: f"node-{i:04d}", ZONE: f"moon-{i % args.zones + 1}"})
@@ -76,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
         group_pod(f"pod-{i:05d}", f"g{i // args.nodes:03d}", args.max_skew) for i in range(args.pods)
     ]
     doc = build_scenario("affinity-spread", nodes, [], pods)
+    if args.write_scenario:
+        Path(args.write_scenario).write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+        print(f"scenario written to {args.write_scenario}")
+        return 0
     out = run_in_process(doc, config=scheduler_config(args.percentage), detail=args.detail,
                          seed=args.seed, profile_path=args.profile)
 

@@ -39,6 +39,18 @@ def test_affinity_spread(tmp_path: Path) -> None:
     assert "120 pods in 4 groups" in out and "bound 120" in out and "ERROR" not in out
 
 
+def test_affinity_spread_writes_its_scenario(tmp_path: Path) -> None:
+    import json
+
+    run("affinity_spread.py", "--nodes", "4", "--pods", "10", "--write-scenario", "s.json", cwd=tmp_path)
+    ops = json.loads((tmp_path / "s.json").read_text())["spec"]["operations"]
+    pods = [op["createOperation"]["object"] for op in ops if op["step"] == 1 and "createOperation" in op]
+    assert len(pods) == 10 and pods[9]["metadata"]["labels"] == {"group": "g002"}
+    proc = subprocess.run([sys.executable, str(BENCHMARKS / "affinity_spread.py"), "--nodes", "1", "--pods", "41"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2 and "at most 40" in proc.stderr
+
+
 @pytest.mark.parametrize("fmt", ["yaml", "json"])
 def test_end_to_end(tmp_path: Path, fmt: str) -> None:
     out = run("end_to_end.py", "--nodes", "50", "--init-pods", "10", "--pods", "100", "--format", fmt,

@@ -25,6 +25,9 @@ PASSED = "passed"
 _Rejected = tuple[str, int, Sequence[str]]
 # codes whose Status is the plugin's own (others become an Error status, as in Rejection.status)
 _REJECT_CODES = frozenset((int(Code.UNSCHEDULABLE), int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), int(Code.PENDING)))
+# int8 code -> whether it is in _REJECT_CODES (indexed by the code as uint8)
+_IS_REJECT_CODE = np.zeros(256, dtype=bool)
+_IS_REJECT_CODE[sorted(_REJECT_CODES)] = True
 
 # per plugin: {"rawScore", "normalizedScore", "finalScore"}
 PluginScore = dict[str, int]
@@ -207,9 +210,42 @@ class ScheduleAttempt:
                 for r in st.reasons:
                     counts[r] = counts.get(r, 0) + 1
             return counts
+        if self._rejected is None and self._tabled_rejections():
+            return self._tabled_reason_counts()
         for _node, entry in self._rejected_nodes():
             for r in entry.reasons if isinstance(entry, Status) else entry[2]:
                 counts[r] = counts.get(r, 0) + 1
+        return counts
+
+    def _tabled_rejections(self) -> bool:
+        """Whether every rejection carries its reasons as data (BatchFilterResult.reason_ids),
+        so that they can be counted, and read later, without the cycle's state."""
+        if self._filter is None or self._names is None or self._all_rows is None:
+            return False
+        if self.pre_filter_status is not None or self.pre_filter_excluded_status is not None:
+            return False
+        return all(type(rej) is Rejection and rej.reason_ids is not None for rej in self._filter.rejections)
+
+    def _tabled_reason_counts(self) -> dict[str, int]:
+        """reason_counts() from the rejections' reason ids, per rejection with numpy."""
+        assert self._filter is not None
+        counts: dict[str, int] = {}
+        for rej in self._filter.rejections:
+            assert rej.reason_ids is not None
+            kept = rej.pos <= self._processed_upto
+            codes = rej.codes[kept]
+            if not _IS_REJECT_CODE[codes.astype(np.uint8)].all():
+                # an Error code's status is built by Rejection.status: count those per node
+                rows = self._filter.rows
+                for i, row in zip(np.flatnonzero(kept).tolist(), rows[rej.pos[kept]].tolist()):
+                    for r in rej.status(i, row).reasons:
+                        counts[r] = counts.get(r, 0) + 1
+                continue
+            table = rej.result.reason_table
+            per_id = np.bincount(rej.reason_ids[kept].astype(np.intp), minlength=len(table))
+            for j in np.flatnonzero(per_id).tolist():
+                for r in table[j]:
+                    counts[r] = counts.get(r, 0) + int(per_id[j])
         return counts
 
     # ---------------------------------------------------------------- score
@@ -287,9 +323,11 @@ class ScheduleAttempt:
             trimmed.total = sc.total[keep]
             self._score = trimmed
         # the rejection reasons are read now, from the node table as this cycle saw it;
-        # statuses are built from them only when asked for
-        self._rejected_nodes()
-        self._filter = None
+        # statuses are built from them only when asked for (reasons held as data need no
+        # reading: they stay with the filter outcome)
+        if not self._tabled_rejections():
+            self._rejected_nodes()
+            self._filter = None
 
     def __repr__(self) -> str:
         code = "ok" if self.status is None else str(self.status.code)

@@ -149,13 +149,26 @@ class BatchFilterResult:
     """Outcome of a batch Filter over candidate rows: a code per row and reasons on demand.
 
     `reasons(row)` is only called for rejected rows, when results are recorded.
+
+    Optionally `reason_ids` (aligned with `codes`) indexes `reason_table`, the reasons of
+    each row as data: results then count reasons per rejection with numpy instead of one
+    call per rejected node (thousands per pod under pod anti-affinity), and need not read
+    them before the cycle's state is gone. Both must agree with `reasons(row)`.
     """
 
-    __slots__ = ("codes", "reasons")
+    __slots__ = ("codes", "reasons", "reason_ids", "reason_table")
 
-    def __init__(self, codes: np.ndarray, reasons: Callable[[int], Sequence[str]]) -> None:
+    def __init__(
+        self,
+        codes: np.ndarray,
+        reasons: Callable[[int], Sequence[str]],
+        reason_ids: np.ndarray | None = None,
+        reason_table: Sequence[Sequence[str]] = (),
+    ) -> None:
         self.codes = codes
         self.reasons = reasons
+        self.reason_ids = reason_ids
+        self.reason_table = reason_table
 
     @classmethod
     def passing(cls, n: int) -> BatchFilterResult:
@@ -166,7 +179,23 @@ class BatchFilterResult:
         """Every failing row gets the same code and single reason."""
         codes = np.where(fail, np.int8(code), np.int8(0)).astype(np.int8, copy=False)
         reasons = (reason,)
-        return cls(codes, lambda _row: reasons)
+        return cls(codes, lambda _row: reasons, np.zeros(len(codes), dtype=np.int8), (reasons,))
+
+    @classmethod
+    def from_table(
+        cls, rows: np.ndarray, ids: np.ndarray, codes_of: np.ndarray, table: Sequence[Sequence[str]]
+    ) -> BatchFilterResult:
+        """Row i gets code codes_of[ids[i]] and reasons table[ids[i]] (code 0: passed)."""
+        codes = codes_of[ids].astype(np.int8, copy=False)
+        by_row: dict[int, int] | None = None
+
+        def reasons(row: int) -> Sequence[str]:
+            nonlocal by_row
+            if by_row is None:
+                by_row = dict(zip(rows.tolist(), ids.tolist()))
+            return table[by_row[row]]
+
+        return cls(codes, reasons, ids, table)
 
     def status(self, i: int, row: int) -> Status | None:
         """The Status at position i (row is the node-table row)."""

@@ -60,13 +60,22 @@ class FrameworkError(ValueError):
 class Rejection:
     """Nodes one Filter plugin rejected: positions into the candidate rows, codes, reasons."""
 
-    __slots__ = ("plugin", "pos", "codes", "result")
+    __slots__ = ("plugin", "pos", "codes", "result", "reason_ids")
 
-    def __init__(self, plugin: str, pos: np.ndarray, codes: np.ndarray, result: BatchFilterResult) -> None:
+    def __init__(
+        self,
+        plugin: str,
+        pos: np.ndarray,
+        codes: np.ndarray,
+        result: BatchFilterResult,
+        reason_ids: np.ndarray | None = None,
+    ) -> None:
         self.plugin = plugin
         self.pos = pos
         self.codes = codes
         self.result = result
+        # indexes result.reason_table, aligned with pos (None: reasons only per row)
+        self.reason_ids = reason_ids
 
     def status(self, i: int, row: int) -> Status:
         """Status of the i-th rejected node (row is its node-table row)."""
@@ -111,7 +120,8 @@ class FilterOutcome:
             if hit.all():
                 continue  # a StatusRejection, or a plugin that rejected only this node
             if hit.any():
-                rej = Rejection(rej.plugin, rej.pos[~hit], rej.codes[~hit], rej.result)
+                ids = None if rej.reason_ids is None else rej.reason_ids[~hit]
+                rej = Rejection(rej.plugin, rej.pos[~hit], rej.codes[~hit], rej.result, ids)
             kept.append(rej)
         kept.append(StatusRejection(pos, status))
         self.rejections = kept
@@ -345,7 +355,8 @@ class Framework:
                 res = self._filter_per_node(pl, state, pod_info, sub)
             fail = res.codes != 0
             if fail.any():
-                rejections.append(Rejection(pl.name, remaining[fail], res.codes[fail], res))
+                ids = None if res.reason_ids is None else res.reason_ids[fail]
+                rejections.append(Rejection(pl.name, remaining[fail], res.codes[fail], res, ids))
                 remaining = remaining[~fail]
                 whole = False
         return FilterOutcome(rows, remaining, rejections, plugins_run)

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .paircounts import Pair, PairCounts
 from .podindex import ClusterIndex
 from .result import ERROR, SKIP, UNSCHEDULABLE, UNSCHEDULABLE_AND_UNRESOLVABLE, Outcome
 from .terms import AffinityTerm, PodAffinityInfo, merge_namespace_selector, pod_affinity_info
@@ -22,6 +23,7 @@ __all__ = [
     "PreFilterState",
     "filter_node",
     "filter_nodes",
+    "filter_verdicts",
     "pod_matches_all_terms",
     "pre_filter",
 ]
@@ -34,9 +36,6 @@ _AFFINITY_FAIL = Outcome.of(UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_AFFINITY_
 _ANTI_FAIL = Outcome.of(UNSCHEDULABLE, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
 _EXISTING_FAIL = Outcome.of(UNSCHEDULABLE, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
 
-Pair = tuple[str, str]
-
-
 def pod_matches_all_terms(terms: list[AffinityTerm], namespace: str, labels: Mapping[str, str]) -> bool:
     """podMatchesAllAffinityTerms: false for no terms (incoming terms have namespaces merged)."""
     if not terms:
@@ -46,22 +45,28 @@ def pod_matches_all_terms(terms: list[AffinityTerm], namespace: str, labels: Map
 
 @dataclass
 class PreFilterState:
-    """preFilterState: counts per (topologyKey, value) pair."""
+    """preFilterState: counts per (topologyKey, value) pair (plain dicts given are converted)."""
 
     pod_info: PodAffinityInfo
     namespace_labels: Mapping[str, str]
-    existing_anti_affinity_counts: dict[Pair, int] = field(default_factory=dict)
-    affinity_counts: dict[Pair, int] = field(default_factory=dict)
-    anti_affinity_counts: dict[Pair, int] = field(default_factory=dict)
+    existing_anti_affinity_counts: PairCounts = field(default_factory=PairCounts)
+    affinity_counts: PairCounts = field(default_factory=PairCounts)
+    anti_affinity_counts: PairCounts = field(default_factory=PairCounts)
+
+    def __post_init__(self) -> None:
+        for name in ("existing_anti_affinity_counts", "affinity_counts", "anti_affinity_counts"):
+            value: Mapping[Pair, int] = getattr(self, name)
+            if not isinstance(value, PairCounts):
+                setattr(self, name, PairCounts(dict(value)))
 
     def clone(self) -> PreFilterState:
         """Copy the counters (pod info and namespace labels are shared)."""
         return PreFilterState(
             self.pod_info,
             self.namespace_labels,
-            dict(self.existing_anti_affinity_counts),
-            dict(self.affinity_counts),
-            dict(self.anti_affinity_counts),
+            self.existing_anti_affinity_counts.copy(),
+            self.affinity_counts.copy(),
+            self.anti_affinity_counts.copy(),
         )
 
     def update_with_pod(
@@ -81,7 +86,7 @@ class PreFilterState:
                 _update(self.anti_affinity_counts, node_labels, t.topology_key, multiplier)
 
 
-def _update(m: dict[Pair, int], node_labels: Mapping[str, str], key: str, value: int) -> None:
+def _update(m: PairCounts, node_labels: Mapping[str, str], key: str, value: int) -> None:
     tv = node_labels.get(key)
     if tv is None:
         return
@@ -93,18 +98,15 @@ def _update(m: dict[Pair, int], node_labels: Mapping[str, str], key: str, value:
         m[pair] = n
 
 
-def _add_domain_counts(m: dict[Pair, int], index: ClusterIndex, key: str, per_slot: np.ndarray) -> None:
+def _add_domain_counts(m: PairCounts, index: ClusterIndex, key: str, per_slot: np.ndarray) -> None:
     dom = index.domain(key)
-    sums = dom.sums(per_slot)
-    for j in np.flatnonzero(sums):
-        pair = (key, dom.values[j])
-        m[pair] = m.get(pair, 0) + int(sums[j])
+    m.add_domain(key, dom, dom.sums(per_slot))
 
 
-def _existing_anti_affinity_counts(state: PreFilterState, index: ClusterIndex) -> dict[Pair, int]:
+def _existing_anti_affinity_counts(state: PreFilterState, index: ClusterIndex) -> PairCounts:
     """getExistingAntiAffinityCounts, over groups of identical terms that may match the pod."""
     me = state.pod_info
-    out: dict[Pair, int] = {}
+    out = PairCounts()
     per_key: dict[str, np.ndarray] = {}
     for _, g in index.candidate_anti_groups(me.labels):
         term = g.term
@@ -118,11 +120,11 @@ def _existing_anti_affinity_counts(state: PreFilterState, index: ClusterIndex) -
     return out
 
 
-def _incoming_counts(state: PreFilterState, index: ClusterIndex) -> tuple[dict[Pair, int], dict[Pair, int]]:
+def _incoming_counts(state: PreFilterState, index: ClusterIndex) -> tuple[PairCounts, PairCounts]:
     """getIncomingAffinityAntiAffinityCounts, over groups of identically labelled pods."""
     me = state.pod_info
-    aff: dict[Pair, int] = {}
-    anti: dict[Pair, int] = {}
+    aff = PairCounts()
+    anti = PairCounts()
     req_aff = me.required_affinity
     req_anti = me.required_anti_affinity
     if req_aff:
@@ -237,17 +239,35 @@ def filter_node(state: PreFilterState, node_labels: Mapping[str, str]) -> Outcom
     return None
 
 
-def _per_slot(index: ClusterIndex, key: str, counts: Mapping[Pair, int]) -> np.ndarray:
-    """Counts of `key`'s pairs spread onto node slots (0 where the node lacks the key)."""
-    dom = index.domain(key)
-    arr = np.zeros(len(dom.values) + 1, dtype=np.int64)
-    for (k, v), c in counts.items():
-        if k == key:
-            j = dom.pos.get(v)
-            if j is not None:
-                arr[j] = c
-    result: np.ndarray = arr[dom.ids]  # id -1 picks the trailing zero
-    return result
+#: filter_verdicts codes, in Filter's order of checks
+PASS, AFFINITY_FAIL, ANTI_FAIL, EXISTING_FAIL = 0, 1, 2, 3
+#: verdict -> outcome
+VERDICT_OUTCOMES: tuple[Outcome | None, ...] = (None, _AFFINITY_FAIL, _ANTI_FAIL, _EXISTING_FAIL)
+
+
+def filter_verdicts(state: PreFilterState, index: ClusterIndex) -> np.ndarray:
+    """Filter's verdict for every node slot (int8: PASS or the first failing check)."""
+    n = index.size
+    me = state.pod_info
+    verdict = np.zeros(n, dtype=np.int8)
+    existing = state.existing_anti_affinity_counts
+    if existing:
+        for key in existing.topology_keys():
+            verdict[existing.per_slot(index, key) > 0] = EXISTING_FAIL
+    anti = state.anti_affinity_counts
+    if anti:
+        for t in me.required_anti_affinity:
+            verdict[anti.per_slot(index, t.topology_key) > 0] = ANTI_FAIL
+    if me.required_affinity:
+        aff = state.affinity_counts
+        has_all = np.ones(n, dtype=bool)
+        exist = np.ones(n, dtype=bool)
+        for t in me.required_affinity:
+            has_all &= index.domain(t.topology_key).ids >= 0
+            exist &= aff.per_slot(index, t.topology_key) > 0
+        exception = not aff and pod_matches_all_terms(me.required_affinity, me.namespace, me.labels)
+        verdict[~has_all | (~exist & (not exception))] = AFFINITY_FAIL
+    return verdict
 
 
 def filter_nodes(
@@ -256,38 +276,8 @@ def filter_nodes(
     """Filter for many node slots at once (all live slots when `slots` is None)."""
     if slots is None:
         slots = np.flatnonzero(index.active_mask())
-    n = index.size
-    me = state.pod_info
-    aff_fail = np.zeros(n, dtype=bool)
-    if me.required_affinity:
-        has_all = np.ones(n, dtype=bool)
-        exist = np.ones(n, dtype=bool)
-        for t in me.required_affinity:
-            has_all &= index.domain(t.topology_key).ids >= 0
-            exist &= _per_slot(index, t.topology_key, state.affinity_counts) > 0
-        exception = not state.affinity_counts and pod_matches_all_terms(
-            me.required_affinity, me.namespace, me.labels
-        )
-        aff_fail = ~has_all | (~exist & (not exception))
-    anti_fail = np.zeros(n, dtype=bool)
-    if state.anti_affinity_counts:
-        for t in me.required_anti_affinity:
-            anti_fail |= _per_slot(index, t.topology_key, state.anti_affinity_counts) > 0
-    existing_fail = np.zeros(n, dtype=bool)
-    if state.existing_anti_affinity_counts:
-        for key in {k for k, _ in state.existing_anti_affinity_counts}:
-            existing_fail |= _per_slot(index, key, state.existing_anti_affinity_counts) > 0
-    out: list[Outcome | None] = []
-    for i in slots.tolist():
-        if aff_fail[i]:
-            out.append(_AFFINITY_FAIL)
-        elif anti_fail[i]:
-            out.append(_ANTI_FAIL)
-        elif existing_fail[i]:
-            out.append(_EXISTING_FAIL)
-        else:
-            out.append(None)
-    return out
+    verdict = filter_verdicts(state, index)
+    return [VERDICT_OUTCOMES[v] for v in verdict[slots].tolist()]
 
 
 def error_outcome(message: str) -> Outcome:

@@ -27,7 +27,7 @@ from ...framework.node_info import NodeInfo, NodeInfoList
 from ...framework.pod_info import PodInfo
 from ...framework.status import Code, Status
 from .args import InterPodAffinityArgs
-from .filtering import PreFilterState, filter_nodes, pod_matches_all_terms, pre_filter
+from .filtering import VERDICT_OUTCOMES, PreFilterState, filter_verdicts, pod_matches_all_terms, pre_filter
 from .result import Outcome
 from .scoring import PreScoreState, normalize_scores, pre_score, score_nodes
 from .tablesync import affinity_info_of, table_index
@@ -45,6 +45,11 @@ _CODES = {
     "UnschedulableAndUnresolvable": Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
     "Skip": Code.SKIP,
 }
+
+
+# filter_verdicts' verdict -> framework code and reasons
+_VERDICT_CODES = np.array([0 if o is None else int(_CODES[o.code]) for o in VERDICT_OUTCOMES], dtype=np.int8)
+_VERDICT_REASONS: tuple[tuple[str, ...], ...] = tuple(() if o is None else o.reasons for o in VERDICT_OUTCOMES)
 
 
 def outcome_status(o: Outcome | None) -> Status | None:
@@ -159,10 +164,8 @@ class InterPodAffinity(
                 np.full(len(rows), int(Code.ERROR), dtype=np.int8), lambda _r: err.reasons
             )
         index = self.tables.sync()
-        outcomes = filter_nodes(s, index, self.tables.slots(rows))
-        codes = np.array([0 if o is None else int(_CODES[o.code]) for o in outcomes], dtype=np.int8)
-        by_row = {int(r): o for r, o in zip(rows.tolist(), outcomes) if o is not None}
-        return BatchFilterResult(codes, lambda row: by_row[row].reasons)
+        ids = filter_verdicts(s, index)[self.tables.slots(rows)]
+        return BatchFilterResult.from_table(rows, ids, _VERDICT_CODES, _VERDICT_REASONS)
 
     # ----- Score ------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Mapping[str, Any], nodes: NodeInfoList) -> Status | None:

@@ -1,8 +1,10 @@
-"""Keep a ClusterIndex in step with the framework's NodeTable, by diffing row generations.
+"""Keep a ClusterIndex in step with the framework's NodeTable.
 
 The NodeTable bumps a row's generation whenever its node or one of its pods changes, so a
 sync only looks at rows changed since the last one; both pod-to-pod plugins share one index
-per table.
+per table. Once synced, the index also listens to the table's pod changes and replays them
+(a bind costs one index update), instead of comparing every pod of the changed node; rows
+whose node changed, or whose changes were not all heard, are compared pod by pod as before.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ...framework.node_table import NodeTableListener
+from ...framework.pod_info import PodInfo
 from .podindex import ClusterIndex
 from .terms import PodAffinityInfo, pod_affinity_info
 
@@ -47,7 +51,11 @@ def table_index(table: Any) -> TableIndex:
     return ti
 
 
-class TableIndex:
+# pod changes kept for the next sync at most; beyond, that sync compares the changed rows
+_LOG_LIMIT = 100_000
+
+
+class TableIndex(NodeTableListener):
     """A ClusterIndex mirroring a NodeTable, plus the map from table rows to index slots."""
 
     def __init__(self, table: Any) -> None:
@@ -58,12 +66,42 @@ class TableIndex:
         self._rows_shape: tuple[int, int] = (-1, -1)
         self._row_name: dict[int, str] = {}
         self.row_slot = np.full(0, -1, dtype=np.intp)
+        # pod changes heard since the last sync: (row, pod info, added); None: not listening
+        # (before the first sync, and after an overflow until the next one)
+        self._log: list[tuple[int, PodInfo, bool]] | None = None
+        self._node_rows: set[int] = set()  # rows whose node changed since the last sync
+        self._listening = False
 
+    # ----- NodeTableListener ------------------------------------------------------------------
+    def node_added(self, row: int, node: Any) -> None:
+        self._node_rows.add(row)
+
+    def node_removed(self, row: int, name: str) -> None:
+        self._node_rows.add(row)
+
+    def pod_added(self, row: int, pod_info: PodInfo) -> None:
+        self._hear(row, pod_info, True)
+
+    def pod_removed(self, row: int, pod_info: PodInfo) -> None:
+        self._hear(row, pod_info, False)
+
+    def _hear(self, row: int, pod_info: PodInfo, added: bool) -> None:
+        log = self._log
+        if log is not None:
+            if len(log) >= _LOG_LIMIT:
+                self._log = None  # the next sync compares rows
+            else:
+                log.append((row, pod_info, added))
+
+    # ----- sync ---------------------------------------------------------------------------------
     def sync(self) -> ClusterIndex:
         """Bring the index up to date with the table and return it."""
         t = self.table
         if t.generation == self.generation:
             return self.index
+        if not self._listening:
+            t.add_listener(self)  # told about existing nodes and pods: dropped just below
+            self._listening = True
         order = t.order
         shape = (len(t.free_rows), t.high_water)
         if order is not self._order or shape != self._rows_shape:
@@ -71,10 +109,39 @@ class TableIndex:
             self._order = order
             self._rows_shape = shape
         gens = t.row_generation[: t.high_water]
-        for row in np.flatnonzero(gens > self.generation).tolist():
-            self._sync_row(row)
+        changed = np.flatnonzero(gens > self.generation).tolist()
+        log = self._log
+        if log is None:
+            for row in changed:
+                self._sync_row(row)
+        else:
+            self._replay(changed, log)
+        self._log = []
+        self._node_rows = set()
         self.generation = t.generation
         return self.index
+
+    def _replay(self, changed: list[int], log: list[tuple[int, PodInfo, bool]]) -> None:
+        """Apply the heard pod changes to rows that only saw those; compare the other rows."""
+        t = self.table
+        heard = {row for row, _, _ in log}
+        compare = {
+            row for row in changed
+            if row not in heard or row in self._node_rows or not t.row_names[row]
+            or self._row_name.get(row) != t.row_names[row]
+        }
+        replay = heard.intersection(changed).difference(compare)
+        idx = self.index
+        for row, pi, added in log:
+            if row not in replay:
+                continue
+            name = t.row_names[row]
+            if added:
+                idx.add_pod(pi.pod, affinity_info_of(pi), key=pi.key, node_name=name)
+            elif idx.pod_of(pi.key) is pi.pod and idx.node_of(pi.key) == name:
+                idx.remove_key(pi.key)
+        for row in sorted(compare):
+            self._sync_row(row)
 
     def slots(self, rows: np.ndarray) -> np.ndarray:
         """Index slots of table rows."""

@@ -251,6 +251,11 @@ def build_default_constraints(
     return [replace(c, selector=selector) for c in constraints]
 
 
+# (ids of the pod's constraints and labels, action, gate) -> (constraints, labels, parsed)
+_PARSED_OWN: dict[tuple[int, int, str, bool], tuple[Any, Any, list[SpreadConstraint]]] = {}
+_PARSED_OWN_MAX = 4096
+
+
 def get_constraints(
     pod: Mapping[str, Any], action: str, args: PodTopologySpreadArgs, owners: OwnerLookup | None,
     *, match_label_keys: bool = True,
@@ -262,5 +267,15 @@ def get_constraints(
     own = spec.get("topologySpreadConstraints") or []
     if own:
         labels = (pod.get("metadata") or {}).get("labels") or {}
-        return filter_constraints(own, labels, action, match_label_keys=match_label_keys)
+        # parsed once per pod object and action: PreFilter, Filter's plugin and PreScore each ask
+        key = (id(own), id(labels), action, match_label_keys)
+        hit = _PARSED_OWN.get(key)
+        if hit is None or hit[0] is not own or hit[1] is not labels:
+            if len(_PARSED_OWN) >= _PARSED_OWN_MAX:
+                _PARSED_OWN.clear()
+            # the objects are kept with the result, so their ids cannot be reused meanwhile
+            hit = _PARSED_OWN[key] = (
+                own, labels, filter_constraints(own, labels, action, match_label_keys=match_label_keys)
+            )
+        return list(hit[2])
     return build_default_constraints(pod, action, args, owners, match_label_keys=match_label_keys)

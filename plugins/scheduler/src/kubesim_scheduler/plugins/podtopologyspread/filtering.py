@@ -32,6 +32,7 @@ __all__ = [
     "PreFilterState",
     "filter_node",
     "filter_nodes",
+    "filter_verdicts",
     "pre_filter",
 ]
 
@@ -191,6 +192,33 @@ def filter_node(
     return None
 
 
+#: filter_verdicts codes: pass, a constraint's key missing on the node, skew too large
+PASS, MISSING_LABEL, SKEW = 0, 1, 2
+#: verdict -> outcome
+VERDICT_OUTCOMES: tuple[Outcome | None, ...] = (None, _MISSING_LABEL, _SKEW)
+
+
+def filter_verdicts(state: PreFilterState, pod_labels: Mapping[str, str], index: ClusterIndex) -> np.ndarray:
+    """Filter's verdict for every node slot (int8: PASS, MISSING_LABEL or SKEW), the first
+    constraint that fails deciding, as in Filter's loop."""
+    n = index.size
+    verdict = np.zeros(n, dtype=np.int8)
+    for i, c in enumerate(state.constraints):
+        dom = index.domain(c.topology_key)
+        undecided = verdict == 0
+        missing = dom.ids < 0
+        verdict[undecided & missing] = MISSING_LABEL
+        arr = np.zeros(len(dom.values) + 1, dtype=np.int64)
+        for v, num in state.tp_value_to_match_num[i].items():
+            j = dom.pos.get(v)
+            if j is not None:
+                arr[j] = num
+        self_match = 1 if c.selector.matches(pod_labels) else 0
+        skew = arr[dom.ids] + self_match - state.min_match_num(i, c.min_domains)
+        verdict[undecided & ~missing & (skew > c.max_skew)] = SKEW
+    return verdict
+
+
 def filter_nodes(
     state: PreFilterState,
     pod_labels: Mapping[str, str],
@@ -200,20 +228,5 @@ def filter_nodes(
     """Filter for many node slots at once (all live slots when `slots` is None)."""
     if slots is None:
         slots = np.flatnonzero(index.active_mask()).tolist()
-    n = index.size
-    verdict = np.zeros(n, dtype=np.int8)  # 0 pass, 1 missing label, 2 skew
-    for i, c in enumerate(state.constraints):
-        dom = index.domain(c.topology_key)
-        undecided = verdict == 0
-        missing = dom.ids < 0
-        verdict[undecided & missing] = 1
-        arr = np.zeros(len(dom.values) + 1, dtype=np.int64)
-        for v, num in state.tp_value_to_match_num[i].items():
-            j = dom.pos.get(v)
-            if j is not None:
-                arr[j] = num
-        self_match = 1 if c.selector.matches(pod_labels) else 0
-        skew = arr[dom.ids] + self_match - state.min_match_num(i, c.min_domains)
-        verdict[undecided & ~missing & (skew > c.max_skew)] = 2
-    table: dict[int, Outcome | None] = {0: None, 1: _MISSING_LABEL, 2: _SKEW}
-    return [table[int(verdict[s])] for s in slots]
+    verdict = filter_verdicts(state, pod_labels, index)
+    return [VERDICT_OUTCOMES[int(verdict[s])] for s in slots]

@@ -31,7 +31,7 @@ from ...framework.status import Code, Status
 from ..interpodaffinity.plugin import outcome_status
 from ..interpodaffinity.tablesync import table_index
 from .constraints import DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, PodTopologySpreadArgs, SpreadConstraint, get_constraints
-from .filtering import PreFilterState, filter_nodes, pre_filter
+from .filtering import VERDICT_OUTCOMES, PreFilterState, filter_verdicts, pre_filter
 from .scoring import PreScoreState, normalize_scores, pre_score, score_nodes
 
 __all__ = ["HandleOwners", "PodTopologySpread"]
@@ -43,6 +43,9 @@ _CODES = {
     "Unschedulable": Code.UNSCHEDULABLE,
     "UnschedulableAndUnresolvable": Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
 }
+# filter_verdicts' verdict -> framework code and reasons
+_VERDICT_CODES = np.array([0 if o is None else int(_CODES[o.code]) for o in VERDICT_OUTCOMES], dtype=np.int8)
+_VERDICT_REASONS: tuple[tuple[str, ...], ...] = tuple(() if o is None else o.reasons for o in VERDICT_OUTCOMES)
 
 
 class HandleOwners:
@@ -123,10 +126,8 @@ class PodTopologySpread(
                 np.full(len(rows), int(Code.ERROR), dtype=np.int8), lambda _r: err.reasons
             )
         index = self.tables.sync()
-        outcomes = filter_nodes(s, pod_info.labels, index, self.tables.slots(rows).tolist())
-        codes = np.array([0 if o is None else int(_CODES[o.code]) for o in outcomes], dtype=np.int8)
-        by_row = {int(r): o for r, o in zip(rows.tolist(), outcomes) if o is not None}
-        return BatchFilterResult(codes, lambda row: by_row[row].reasons)
+        ids = filter_verdicts(s, pod_info.labels, index)[self.tables.slots(rows)]
+        return BatchFilterResult.from_table(rows, ids, _VERDICT_CODES, _VERDICT_REASONS)
 
     # ----- Score ------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Mapping[str, Any], nodes: NodeInfoList) -> Status | None:
