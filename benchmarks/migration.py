@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="stop after this many simulated hours (0: the whole trace) - a slice of a long run")
     ap.add_argument("--no-migrate", action="store_true")
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="print the N most expensive functions")
+    ap.add_argument("--profile-dump", default="", metavar="FILE", help="also save the profile (pstats) to FILE")
     args = ap.parse_args(argv)
 
     from kubesim.cli.main import main as kubesim_main
@@ -123,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     if profiler is not None:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(args.profile)
+        if args.profile_dump:
+            profiler.dump_stats(args.profile_dump)
         print(out.getvalue())
     return 0 if status["phase"] == "Succeeded" else 1
 
