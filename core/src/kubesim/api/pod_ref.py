@@ -16,9 +16,11 @@ compact form (every event with its `pod`) read as they always did.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["POD_REF", "REF_FIELDS", "resolve_pod_refs", "with_pod_ref"]
+from kubesim.errors import InvalidInput, Problem
+
+__all__ = ["POD_REF", "REF_FIELDS", "expand_pod_refs", "resolve_pod_refs", "with_pod_ref"]
 
 POD_REF = "podRef"
 """The field of a podUnscheduled event that names its pod instead of holding it."""
@@ -92,3 +94,15 @@ def resolve_pod_refs(doc: Any) -> list[tuple[str, str]]:
                         for key, value in held.items()}
             event[_EVENT] = resolved
     return problems
+
+
+Doc = TypeVar("Doc")
+
+
+def expand_pod_refs(doc: Doc) -> Doc:
+    """`doc` (a result as JSON data) in the full form, every podRef replaced in place; InvalidInput
+    when one names no earlier pod. For scripts that read result JSON themselves."""
+    problems = resolve_pod_refs(doc)
+    if problems:
+        raise InvalidInput([Problem(path, message) for path, message in problems])
+    return doc
