@@ -178,7 +178,7 @@ class TimelineRecorder:
         return out
 
     def _event_json(self, event: ScenarioTimelineEvent) -> dict[str, Any]:
-        """An event's JSON; a repeated podUnscheduled names its pod by reference (`pod_ref`)."""
+        """An event's JSON; a repeated podUnscheduled names its pod by reference (`podRef`)."""
         data: dict[str, Any] = unstructure_shared(event)
         if event.id in self._repeats:
             data["podUnscheduled"] = with_pod_ref(data["podUnscheduled"])
