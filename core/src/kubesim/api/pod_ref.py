@@ -72,7 +72,8 @@ def resolve_pod_refs(doc: Any) -> list[tuple[str, str]]:
                 continue
             pod = held.get("pod")
             if isinstance(pod, dict):
-                meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
+                meta = pod.get("metadata")
+                meta = meta if isinstance(meta, dict) else {}
                 last[(str(meta.get("namespace") or ""), str(meta.get("name") or ""))] = pod
                 continue
             if POD_REF not in held or "pod" in held:

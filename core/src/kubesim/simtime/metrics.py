@@ -143,7 +143,7 @@ def _phase_usage(spec: SimSpec, index: int | None) -> tuple[Sum, dict[str, str]]
         usage: Sum = {}
         _add(usage, spec.phases[index].usage)
         found = spec.memo[("metrics-usage", index)] = (usage, _text(usage))
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def _usage(pod: Mapping[str, Any], now: datetime) -> tuple[Sum, dict[str, str], int]:
