@@ -38,7 +38,10 @@ from kubesim.k8s.validation import is_dns1123_subdomain
 
 from kubesim_pod_migration.jobs import Job, Record
 
-__all__ = ["CSV_COLUMNS", "MAX_JOBS", "MAX_SAMPLES", "check_trace", "read_csv_trace", "read_json_trace", "read_trace", "shift_jobs"]
+__all__ = [
+    "CSV_COLUMNS", "MAX_JOBS", "MAX_SAMPLES", "check_trace", "read_csv_trace", "read_json_trace", "read_trace",
+    "shift_jobs",
+]
 
 MAX_JOBS = 100_000
 """At most this many jobs in one trace."""
