@@ -137,6 +137,10 @@ def test_a_pod_retried_unchanged_is_one_object_in_the_timeline() -> None:
     assert written[1]["podUnscheduled"]["podRef"] == {"name": "p", "namespace": "default", "uid": "",
                                                       "resourceVersion": ""}
     assert written[2]["podUnscheduled"]["pod"] is changed
+    unscheduled(changed)
+    unscheduled(changed)
+    later = rec.json()["1"]
+    assert later[5]["podUnscheduled"]["podRef"] is later[6]["podUnscheduled"]["podRef"]  # one per pod, shared
 
 
 def test_equal_pods_written_differently_are_not_shared() -> None:

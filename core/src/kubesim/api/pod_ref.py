@@ -31,13 +31,14 @@ REF_FIELDS = ("name", "namespace", "uid", "resourceVersion")
 _EVENT = "podUnscheduled"
 
 
-def with_pod_ref(pod_result: Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON of a PodResult with its `pod` replaced by a `podRef` in the same place."""
+def with_pod_ref(pod_result: Mapping[str, Any], ref: dict[str, str] | None = None) -> dict[str, Any]:
+    """The JSON of a PodResult with its `pod` replaced by a `podRef` in the same place
+    (`ref`: the podRef of that pod made before, to share)."""
     out: dict[str, Any] = {}
     for key, value in pod_result.items():
         if key == "pod":
             meta = value.get("metadata") or {}
-            out[POD_REF] = {f: str(meta.get(f) or "") for f in REF_FIELDS}
+            out[POD_REF] = ref if ref is not None else {f: str(meta.get(f) or "") for f in REF_FIELDS}
         else:
             out[key] = value
     return out

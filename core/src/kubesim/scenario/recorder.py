@@ -34,7 +34,7 @@ from kubesim.api import (
     TypeMeta,
     unstructure_shared,
 )
-from kubesim.api.pod_ref import with_pod_ref
+from kubesim.api.pod_ref import POD_REF, with_pod_ref
 
 if TYPE_CHECKING:
     from kubesim.cluster import WatchEvent
@@ -68,6 +68,7 @@ class TimelineRecorder:
         self._published: dict[str, list[dict[str, Any]]] = {}  # the lists json() last gave out
         self._unscheduled: dict[tuple[str, str], dict[str, Any]] = {}  # pod key -> its last podUnscheduled pod
         self._repeats: set[str] = set()  # ids of podUnscheduled events whose pod the previous one carried
+        self._refs: dict[tuple[str, str], tuple[dict[str, Any], dict[str, str]]] = {}  # pod key -> its pod, podRef
         self.on_record: Callable[[ScenarioTimelineEvent], None] | None = None
         """Called with every event recorded (the engine's live progress counts)."""
         self.outside_actors: frozenset[str] = frozenset()
@@ -181,7 +182,15 @@ class TimelineRecorder:
         """An event's JSON; a repeated podUnscheduled names its pod by reference (`podRef`)."""
         data: dict[str, Any] = unstructure_shared(event)
         if event.id in self._repeats:
-            data["podUnscheduled"] = with_pod_ref(data["podUnscheduled"])
+            self._repeats.discard(event.id)
+            assert event.pod_unscheduled is not None
+            pod = event.pod_unscheduled.pod
+            meta = pod.get("metadata") or {}
+            key = (meta.get("namespace") or "", meta.get("name") or "")
+            last = self._refs.get(key)
+            # a pod's retries share one podRef (a long run may write hundreds of thousands)
+            data["podUnscheduled"] = with_pod_ref(data["podUnscheduled"], last[1] if last and last[0] is pod else None)
+            self._refs[key] = (pod, data["podUnscheduled"][POD_REF])
         return data
 
     def event_count(self) -> int:
