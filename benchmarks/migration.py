@@ -46,14 +46,15 @@ def config(nodes: int, tick: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def read_summary(path: Path) -> tuple[dict[str, Any], int]:
-    """The result's status without its timeline, and how many podMigrated events it holds.
+def read_summary(path: Path) -> tuple[dict[str, Any], int, int, int]:
+    """The result's status without its timeline, how many podMigrated events it holds, and how
+    many podUnscheduled events (and how many of those name their pod by a podRef).
 
-    Read line by line (kubesim writes one event a line): the full run's result is several GB
-    of text, mostly podUnscheduled events of pending jobs, too big to load back whole.
+    Read line by line (kubesim writes one event a line): the full run's result is large, mostly
+    podUnscheduled events of pending jobs, too big to load back whole.
     """
     head: list[str] = []
-    migrations = 0
+    migrations = unscheduled = refs = 0
     with path.open(encoding="utf-8") as fh:
         for line in fh:
             if head and head[-1] is not _END:
@@ -65,8 +66,11 @@ def read_summary(path: Path) -> tuple[dict[str, Any], int]:
                 head.append("{")
             elif '"podMigrated": {' in line:
                 migrations += 1
+            elif '"podUnscheduled": {' in line:
+                unscheduled += 1
+                refs += '"podUnscheduled": {"podRef": {' in line
     status: dict[str, Any] = json.loads("".join(h for h in head if h is not _END).rstrip().rstrip(",") + "}")
-    return status, migrations
+    return status, migrations, unscheduled, refs
 
 
 _END = "end of the status head"
@@ -84,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="stop after this many simulated hours (0: the whole trace) - a slice of a long run")
     ap.add_argument("--no-migrate", action="store_true")
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="print the N most expensive functions")
+    ap.add_argument("--profile-dump", default="", metavar="FILE", help="also save the profile (pstats) to FILE")
     args = ap.parse_args(argv)
 
     from kubesim.cli.main import main as kubesim_main
@@ -112,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
                 profiler.disable()
         wall = time.perf_counter() - began
         peak_mib = peak_rss_mib()  # the run's peak, before the result is read back here
-        status, migrations = read_summary(work / "result.json")
+        status, migrations, unscheduled, refs = read_summary(work / "result.json")
+        size = (work / "result.json").stat().st_size
     step = status["stepStatus"]["step"]["major"]
     simulated = step * args.tick / 3600
     print(f"migration: {args.jobs} jobs x {args.samples} samples, {args.nodes} nodes, tick {args.tick}s, "
@@ -120,9 +126,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  phase {status['phase']}, {step} ticks = {simulated:.2f} simulated hours, {migrations} migrations")
     print(f"  wall {wall:.1f} s -> {simulated / wall:.3f} simulated hours per wall second")
     print(f"  peak RSS {peak_mib:.0f} MiB ({peak_mib * 1024 / max(args.jobs, 1):.0f} KB per job, all in)")
+    print(f"  result {size / 1e6:.1f} MB: {unscheduled} podUnscheduled events, {refs} of them by podRef")
     if profiler is not None:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(args.profile)
+        if args.profile_dump:
+            profiler.dump_stats(args.profile_dump)
         print(out.getvalue())
     return 0 if status["phase"] == "Succeeded" else 1
 

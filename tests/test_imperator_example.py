@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 import yaml
+from kubesim.api.pod_ref import expand_pod_refs
 from kubesim.cluster import parse_quantity
 from kubesim.testing import KubesimRun, run_kubesim
 
@@ -48,7 +49,7 @@ def _run(workdir: Path, *args: str) -> Run:
     proc = run_kubesim("run", str(SCENARIO), "-o", "result.json", "--export-cluster", "state.json", *args,
                        cwd=workdir, plugins=PLUGINS, drop_env=("IMPERATOR_",), timeout=600)
     raw = (workdir / "result.json").read_bytes() if (workdir / "result.json").exists() else b""
-    return proc, raw, json.loads(raw) if raw else {}, proc.exported
+    return proc, raw, expand_pod_refs(json.loads(raw)) if raw else {}, proc.exported
 
 
 @pytest.fixture(scope="module")

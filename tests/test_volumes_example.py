@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kubesim.api.pod_ref import expand_pod_refs
 from kubesim.testing import KubesimRun, run_kubesim
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +42,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[KubesimRun, byt
 def result(runs: list[tuple[KubesimRun, bytes]]) -> dict[str, Any]:
     proc, raw = runs[0]
     assert proc.returncode == 0, proc.stderr
-    out: dict[str, Any] = json.loads(raw)
+    out: dict[str, Any] = expand_pod_refs(json.loads(raw))
     assert out["status"]["phase"] == "Succeeded", out["status"].get("message")
     return out
 

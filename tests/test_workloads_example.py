@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
+from kubesim.api.pod_ref import expand_pod_refs
 from kubesim.cluster import parse_quantity
 from kubesim.testing import KubesimRun, run_kubesim
 
@@ -29,7 +30,7 @@ def _run(workdir: Path) -> tuple[KubesimRun, bytes, dict[str, Any], list[dict[st
     proc = run_kubesim("run", str(SCENARIO), "-o", "result.json", "--export-cluster", "state.json",
                        cwd=workdir, plugins=PLUGINS, timeout=600)
     raw = (workdir / "result.json").read_bytes() if (workdir / "result.json").exists() else b""
-    result = json.loads(raw) if raw else {}
+    result = expand_pod_refs(json.loads(raw)) if raw else {}
     return proc, raw, result, proc.exported
 
 

@@ -84,6 +84,7 @@ def test_migration(tmp_path: Path) -> None:
               cwd=tmp_path)
     assert "phase Succeeded, 58 ticks = 0.97 simulated hours" in out  # every job done before the hour
     assert "simulated hours per wall second" in out
+    assert " podUnscheduled events, " in out and " of them by podRef" in out
 
 
 def test_sweep(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 from kubesim.errors import InvalidInput
 
 from kubesim_pod_migration.jobs import Record
-from kubesim_pod_migration.traces import read_csv_trace, read_json_trace, read_trace, shift_jobs
+from kubesim_pod_migration.traces import check_trace, read_csv_trace, read_json_trace, read_trace, shift_jobs
 
 START = datetime(2022, 5, 11, 6, 0, tzinfo=timezone.utc)
 
@@ -115,3 +115,27 @@ def test_csv_needs_its_header(tmp_path: Path) -> None:
     file.write_text("job,start\n")
     with pytest.raises(InvalidInput, match="expected the header name,submit,duration,cpu,memory,usage"):
         read_csv_trace(file, START)
+
+
+def test_plain_and_checked_samples_read_alike(tmp_path: Path) -> None:
+    # the first job's samples are plain (read at once); the second's null sends it through the
+    # per-sample reader, which gives the same records for the same numbers
+    memory, times = [7, 0, 9, 2**40], [-1999, 1500, 1500, 1652248869999]
+    path = tmp_path / "pods.json"
+    path.write_text(json.dumps([{"Name": "plain", "Memory": memory, "Time": times},
+                                {"Name": "checked", "Memory": [7, None, 9, 2**40], "Time": times}]))
+    plain, checked = read_json_trace(path)
+    assert plain.records == checked.records
+    assert [r.time for r in plain.records] == [_epoch(-1), _epoch(1), _epoch(1), _epoch(1652248869)]
+
+
+def test_a_checked_trace_is_read_once_unless_it_changed(tmp_path: Path) -> None:
+    path = tmp_path / "pods.json"
+    path.write_text(json.dumps([{"Name": "a", "Memory": [1, 2, 3], "Time": [0, 1000, 2000]}]))
+    check_trace(path, START)
+    first = read_trace(path, START)
+    again = read_trace(path, START)  # taken once: a second run reads the file again
+    assert first == again and first is not again
+    check_trace(path, START)
+    path.write_text(json.dumps([{"Name": "bb", "Memory": [1, 2, 3], "Time": [0, 1000, 2000]}]))
+    assert [job.name for job in read_trace(path, START)] == ["bb"]

@@ -130,7 +130,17 @@ def test_a_pod_retried_unchanged_is_one_object_in_the_timeline() -> None:
     rec.record_pod("podScheduled", PodResult(changed, step, bound_to="n1"), actor="scheduler")
     again = dict(changed)
     assert unscheduled(again) is again  # forgotten once scheduled
-    assert rec.json()["1"][1]["podUnscheduled"]["pod"] is first
+    written = rec.json()["1"]
+    assert written[0]["podUnscheduled"]["pod"] is first
+    # the retry names the pod the event before carries (a podRef), the changed pod is written whole
+    assert "pod" not in written[1]["podUnscheduled"]
+    assert written[1]["podUnscheduled"]["podRef"] == {"name": "p", "namespace": "default", "uid": "",
+                                                      "resourceVersion": ""}
+    assert written[2]["podUnscheduled"]["pod"] is changed
+    unscheduled(changed)
+    unscheduled(changed)
+    later = rec.json()["1"]
+    assert later[5]["podUnscheduled"]["podRef"] is later[6]["podUnscheduled"]["podRef"]  # one per pod, shared
 
 
 def test_equal_pods_written_differently_are_not_shared() -> None:

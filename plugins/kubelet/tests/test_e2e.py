@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from kubesim.api.pod_ref import expand_pod_refs
 from kubesim.testing import run_kubesim
 
 SCENARIO = Path(__file__).parent / "data" / "lifecycle.yaml"
@@ -45,7 +46,7 @@ def runs(tmp_path_factory):
 
 
 def test_the_timeline_shows_the_pod_lifecycle(runs):
-    result = json.loads(runs[0][0])
+    result = expand_pod_refs(json.loads(runs[0][0]))
     assert result["status"]["phase"] == "Succeeded"
     timeline = events(result)
     scheduled = [(s, n) for s, a, f, _, n in timeline if f == "podScheduled"]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from kubesim.api.pod_ref import expand_pod_refs
 from kubesim_cli import run_kubesim
 from kubesim_scheduler import Scheduler
 from kubesim_scheduler.annotations import (
@@ -57,7 +58,7 @@ def run(tmp_path: Path, doc: dict[str, Any], *args: str) -> tuple[dict[str, Any]
     (tmp_path / "s.yaml").write_text(json.dumps(doc))  # JSON is YAML, and quicker to write and read
     proc = run_kubesim("run", "s.yaml", "-o", "result.json", "--export-cluster", "state.json", *args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    result = json.loads((tmp_path / "result.json").read_text())
+    result = expand_pod_refs(json.loads((tmp_path / "result.json").read_text()))
     state = json.loads((tmp_path / "state.json").read_text())
     return result, {o["metadata"]["name"]: o for o in state["items"] if o["kind"] == "Pod"}
 
@@ -130,7 +131,7 @@ def test_annotations_keep_one_minor_step_per_bind(tmp_path: Path) -> None:
     for i, extra in enumerate(((), ("--annotations",))):
         proc = run_kubesim("run", str(QUICKSTART), "-o", f"r{i}.json", "--seed", "3", *extra, cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
-        outs.append(json.loads((tmp_path / f"r{i}.json").read_text()))
+        outs.append(expand_pod_refs(json.loads((tmp_path / f"r{i}.json").read_text())))
     assert pod_events(outs[0]) == pod_events(outs[1])
     patches = [e for events in outs[1]["status"]["scenarioResult"]["timeline"].values() for e in events
                if "patch" in e and e.get("actor") == "scheduler"]

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from kubesim.api.pod_ref import expand_pod_refs
 from kubesim_cli import run_kubesim
 
 LIMIT = "node(s) exceed max volume count"
@@ -50,7 +51,7 @@ def test_in_tree_inline_volumes_count_against_the_csi_attach_limit(tmp_path: Pat
     (tmp_path / "scenario.yaml").write_text(yaml.safe_dump(_scenario(), sort_keys=False))
     proc = run_kubesim("run", "scenario.yaml", "-o", "result.json", cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    result = json.loads((tmp_path / "result.json").read_text())
+    result = expand_pod_refs(json.loads((tmp_path / "result.json").read_text()))
     scheduled, waiting = {}, {}
     for events in result["status"]["scenarioResult"]["timeline"].values():
         for e in events:

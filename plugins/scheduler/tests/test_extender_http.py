@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 from extender_server import LabelExtender, closed_port_url, serve
+from kubesim.api.pod_ref import expand_pod_refs
 from kubesim_cli import run_kubesim
 from kubesim_scheduler import Scheduler
 from kubesim_scheduler.config import Extender as ExtenderConfig
@@ -244,7 +245,7 @@ def run_with_extenders(tmp_path: Path, extenders: list[dict[str, Any]], pods: in
     proc = run_kubesim("run", "s.yaml", "--scheduler-config", "sched.yaml", "-o", "result.json",
                        "--export-cluster", "state.yaml", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    result = json.loads((tmp_path / "result.json").read_text())
+    result = expand_pod_refs(json.loads((tmp_path / "result.json").read_text()))
     state = yaml.safe_load((tmp_path / "state.yaml").read_text())
     return result, {o["metadata"]["name"]: o for o in state["items"] if o["kind"] == "Pod"}
 

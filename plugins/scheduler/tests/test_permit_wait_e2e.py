@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from kubesim.api.pod_ref import expand_pod_refs
 from kubesim_cli import run_kubesim
 from test_cli_e2e import pod_events
 
@@ -45,7 +46,7 @@ def _run(tmp_path: Path, operations: list[dict[str, Any]]) -> dict[str, Any]:
     proc = run_kubesim("run", "s.yaml", "--scheduler-config", "config.yaml", "-o", "result.json",
                        "--export-cluster", "state.yaml", cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
-    result: dict[str, Any] = json.loads((tmp_path / "result.json").read_text())
+    result: dict[str, Any] = expand_pod_refs(json.loads((tmp_path / "result.json").read_text()))
     assert result["status"]["phase"] == "Succeeded"
     return result
 

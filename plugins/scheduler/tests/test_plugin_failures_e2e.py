@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
+from kubesim.api.pod_ref import expand_pod_refs
 from kubesim_cli import run_kubesim
 
 PLUGIN_DIR = Path(__file__).parent / "data" / "failing_plugins"
@@ -62,7 +63,7 @@ def _run(tmp_path: Path, point: str, plugin: str,
     proc = run_kubesim("run", "s.yaml", "--scheduler-config", "config.yaml", "-o", "result.json",
                        cwd=tmp_path, env=ENV, timeout=60)
     out = tmp_path / "result.json"
-    return proc, (json.loads(out.read_text()) if out.exists() else None)
+    return proc, (expand_pod_refs(json.loads(out.read_text())) if out.exists() else None)
 
 
 # upstream: pkg/scheduler/framework/runtime/framework.go (the Run*Plugins error messages)

@@ -17,7 +17,7 @@ import click
 from kubesim.clock import DEFAULT_EPOCH
 
 from kubesim_pod_migration.checker import CODE_SLOPE, DEFAULT_BACKOFF
-from kubesim_pod_migration.traces import read_trace
+from kubesim_pod_migration.traces import check_trace
 
 __all__ = ["MigrationSettings", "run_options"]
 
@@ -79,7 +79,7 @@ class MigrationSettings:
 def _check_trace(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """Read the trace now: a broken one is InvalidInput (exit 2) before anything runs."""
     if value is not None:
-        read_trace(value, DEFAULT_EPOCH)
+        check_trace(value, DEFAULT_EPOCH)
     return value
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from kubesim.api.converter import structure
+from kubesim.api.pod_ref import resolve_pod_refs
 from kubesim.api.scenario import Scenario, check_required_controllers
 from kubesim.duplicate_keys import DuplicateKey, DuplicateKeys, load_json, yaml_duplicate_keys
 from kubesim.errors import InvalidInput, Problem
@@ -161,6 +162,9 @@ def parse_scenarios(documents: list[Any], file: str | None = None) -> list[Scena
         prefix = f"[document {i}] " if len(documents) > 1 else ""
         try:
             check_required_controllers(doc)
+            refs = resolve_pod_refs(doc)  # a result given back: its compact podUnscheduled events
+            if refs:
+                raise InvalidInput([Problem(path, message) for path, message in refs])
             scenarios.append(structure(doc, Scenario, file=file))
         except InvalidInput as exc:
             problems.extend(

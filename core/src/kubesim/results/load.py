@@ -14,6 +14,7 @@ from typing import Any
 
 from kubesim.api import API_VERSION, KIND, Scenario, structure
 from kubesim.api.loader import load_documents
+from kubesim.api.pod_ref import resolve_pod_refs
 from kubesim.api.validation import MAX_STEP
 from kubesim.errors import InvalidInput, Problem
 from kubesim.k8s.decoding import decoding_message
@@ -99,7 +100,7 @@ def parse_results(documents: Sequence[Any], file: str | None = None) -> list[Sce
     problems: list[Problem] = []
     for i, doc in enumerate(documents):
         where = f"{file} [document {i}]" if file and len(documents) > 1 else file
-        found = _check(doc)
+        found = _check(doc) or resolve_pod_refs(doc)  # podRefs (compact podUnscheduled events) become pods
         if found:
             problems.extend(Problem(path, message, where) for path, message in found)
             continue

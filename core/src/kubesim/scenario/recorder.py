@@ -34,6 +34,7 @@ from kubesim.api import (
     TypeMeta,
     unstructure_shared,
 )
+from kubesim.api.pod_ref import POD_REF, with_pod_ref
 
 if TYPE_CHECKING:
     from kubesim.cluster import WatchEvent
@@ -66,6 +67,8 @@ class TimelineRecorder:
         self._json: dict[str, list[dict[str, Any]]] = {}
         self._published: dict[str, list[dict[str, Any]]] = {}  # the lists json() last gave out
         self._unscheduled: dict[tuple[str, str], dict[str, Any]] = {}  # pod key -> its last podUnscheduled pod
+        self._repeats: set[str] = set()  # ids of podUnscheduled events whose pod the previous one carried
+        self._refs: dict[tuple[str, str], tuple[dict[str, Any], dict[str, str]]] = {}  # pod key -> its pod, podRef
         self.on_record: Callable[[ScenarioTimelineEvent], None] | None = None
         """Called with every event recorded (the engine's live progress counts)."""
         self.outside_actors: frozenset[str] = frozenset()
@@ -111,14 +114,20 @@ class TimelineRecorder:
         if kind == "podUnscheduled":
             # a pod retried unchanged: its events share one object (each would otherwise hold a copy)
             last = self._unscheduled.get(key)
-            if last is not None and last is not result.pod and last == result.pod and _same_text(last, result.pod):
+            repeat = last is not None and (last is result.pod or (last == result.pod and _same_text(last, result.pod)))
+            if repeat and last is not result.pod:
+                assert last is not None
                 result = attrs.evolve(result, pod=last)
-            else:
+            elif not repeat:
                 self._unscheduled[key] = result.pod
         else:
+            repeat = False
             self._unscheduled.pop(key, None)
         fields: dict[str, Any] = {field: result}
-        return self.record(actor=actor, **fields)
+        event = self.record(actor=actor, **fields)
+        if repeat:
+            self._repeats.add(event.id)  # written with a podRef: the previous event carries the pod
+        return event
 
     def record_migration(self, migration: PodMigration, *, actor: str) -> ScenarioTimelineEvent:
         """Record a podMigrated event (simulated time: a pod moved to another node)."""
@@ -161,13 +170,28 @@ class TimelineRecorder:
         for step, events in self.timeline.items():
             done = self._json.setdefault(step, [])
             if len(done) < len(events):
-                done.extend(unstructure_shared(e) for e in events[len(done):])
+                done.extend(self._event_json(e) for e in events[len(done):])
             published = self._published.get(step)
             if published is None or len(published) != len(done):
                 # a step's list given out never changes: a new one when the step has new events
                 published = self._published[step] = list(done)
             out[step] = published
         return out
+
+    def _event_json(self, event: ScenarioTimelineEvent) -> dict[str, Any]:
+        """An event's JSON; a repeated podUnscheduled names its pod by reference (`podRef`)."""
+        data: dict[str, Any] = unstructure_shared(event)
+        if event.id in self._repeats:
+            self._repeats.discard(event.id)
+            assert event.pod_unscheduled is not None
+            pod = event.pod_unscheduled.pod
+            meta = pod.get("metadata") or {}
+            key = (meta.get("namespace") or "", meta.get("name") or "")
+            last = self._refs.get(key)
+            # a pod's retries share one podRef (a long run may write hundreds of thousands)
+            data["podUnscheduled"] = with_pod_ref(data["podUnscheduled"], last[1] if last and last[0] is pod else None)
+            self._refs[key] = (pod, data["podUnscheduled"][POD_REF])
+        return data
 
     def event_count(self) -> int:
         """How many events the timeline holds."""
@@ -177,6 +201,8 @@ class TimelineRecorder:
 def _same_text(a: Any, b: Any) -> bool:
     """Whether two equal JSON trees would also be written alike (members in the same order,
     1 and 1.0 and True told apart): sharing one for the other must not change a result file."""
+    if a is b:
+        return True
     if type(a) is not type(b):
         return False
     if type(a) is dict:

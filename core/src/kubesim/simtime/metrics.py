@@ -23,11 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone, tzinfo
+from functools import lru_cache
 from typing import Any, Protocol
 
 from kubesim.clock import Clock, parse_time
 from kubesim.k8s.quantity import QuantityError, format_nano, parse
-from kubesim.simtime.simspec import SimSpecError, effective_time, sim_spec_of
+from kubesim.simtime.simspec import SimSpec, SimSpecError, effective_time, sim_spec_of
 
 __all__ = [
     "GO_ZERO_TIME",
@@ -101,46 +102,70 @@ def _containers(pod: Mapping[str, Any], field: str) -> Sum:
     return total
 
 
-_SPEC_SUMS: dict[tuple[str, str], tuple[Sum, Sum]] = {}
-"""(uid, resourceVersion) -> the pod's request and limit sums: a pod's spec is read once, not per record."""
+_Spec = tuple[Sum, Sum, dict[str, str], dict[str, str]]
+_SPEC_SUMS: dict[tuple[str, str], _Spec] = {}
+"""(uid, resourceVersion) -> the pod's request and limit sums and their text: a pod's spec is
+read once, not per record."""
+_NO_USAGE: tuple[Sum, dict[str, str]] = ({}, {})
 
 
-def _requests_and_limits(pod: Mapping[str, Any]) -> tuple[Sum, Sum]:
+def _requests_and_limits(pod: Mapping[str, Any]) -> _Spec:
     meta = pod.get("metadata") or {}
     key = (str(meta.get("uid", "")), str(meta.get("resourceVersion", "")))
-    if not key[0] or not key[1]:
-        return _containers(pod, "requests"), _containers(pod, "limits")
-    sums = _SPEC_SUMS.get(key)
+    sums = _SPEC_SUMS.get(key) if key[0] and key[1] else None
     if sums is None:
-        if len(_SPEC_SUMS) >= 100_000:
-            _SPEC_SUMS.clear()
-        sums = _SPEC_SUMS[key] = (_containers(pod, "requests"), _containers(pod, "limits"))
+        requests, limits = _containers(pod, "requests"), _containers(pod, "limits")
+        sums = (requests, limits, _text(requests), _text(limits))
+        if key[0] and key[1]:
+            if len(_SPEC_SUMS) >= 100_000:
+                _SPEC_SUMS.clear()
+            _SPEC_SUMS[key] = sums
     return sums
 
 
-def _usage(pod: Mapping[str, Any], now: datetime) -> tuple[Sum, int]:
-    """The pod's simSpec usage at `now` (frozen when frozen) and its executed seconds."""
+@lru_cache(maxsize=65536)
+def _time(text: str) -> datetime:
+    """parse_time of the few distinct times a run's pods carry (start times), read every tick."""
+    return parse_time(text)
+
+
+@lru_cache(maxsize=65536)
+def _go_time_of(text: str, zone: tzinfo) -> str:
+    return go_time(_time(text), zone)
+
+
+def _phase_usage(spec: SimSpec, index: int | None) -> tuple[Sum, dict[str, str]]:
+    """A phase's usage as a sum and as text, kept with the spec (every pod and tick reads it)."""
+    if index is None:
+        return _NO_USAGE
+    found = spec.memo.get(("metrics-usage", index))
+    if found is None:
+        usage: Sum = {}
+        _add(usage, spec.phases[index].usage)
+        found = spec.memo[("metrics-usage", index)] = (usage, _text(usage))
+    return found
+
+
+def _usage(pod: Mapping[str, Any], now: datetime) -> tuple[Sum, dict[str, str], int]:
+    """The pod's simSpec usage at `now` (frozen when frozen) as a sum and as text, and its executed seconds."""
     status = pod.get("status") or {}
     start_text = status.get("startTime")
     try:
-        start = parse_time(start_text) if isinstance(start_text, str) and start_text else None
+        start = _time(start_text) if isinstance(start_text, str) and start_text else None
     except ValueError:
         start = None
     if start is None:
-        return {}, 0
+        return {}, {}, 0
     elapsed = effective_time(pod, now) - start
     try:
         spec = sim_spec_of(pod)
     except SimSpecError:
         spec = None
     if spec is None:
-        return {}, max(0, int(elapsed.total_seconds()))
+        return {}, {}, max(0, int(elapsed.total_seconds()))
     elapsed = min(elapsed, spec.duration)
-    index = spec.phase_index(elapsed)
-    usage: Sum = {}
-    if index is not None:
-        _add(usage, spec.phases[index].usage)
-    return usage, max(0, int(elapsed.total_seconds()))
+    usage, text = _phase_usage(spec, spec.phase_index(elapsed))
+    return usage, text, max(0, int(elapsed.total_seconds()))
 
 
 def pod_status(pod: Mapping[str, Any]) -> str | None:
@@ -205,8 +230,8 @@ def collect(reader: PodReader, now: datetime | Clock, *, tz: tzinfo | None = Non
         status = pod_status(pod)
         if entry is None or status is None:
             continue
-        requests, limits = _requests_and_limits(pod)
-        usage, executed = ({}, 0) if status in ("OverCapacity", "Failed") else _usage(pod, now)
+        requests, _, requests_text, limits_text = _requests_and_limits(pod)
+        usage, usage_text, executed = ({}, {}, 0) if status in ("OverCapacity", "Failed") else _usage(pod, now)
         if status in ("OverCapacity", "Failed"):
             entry["FailedPodsNum"] += 1
         else:
@@ -218,14 +243,14 @@ def collect(reader: PodReader, now: datetime | Clock, *, tz: tzinfo | None = Non
                 use_sum[name] = (use_sum[name][0] + nano, use_sum[name][1]) if name in use_sum else (nano, fmt)
         bound = _bound_at(pod)
         try:
-            bound_at = go_time(parse_time(bound), zone) if bound else GO_ZERO_TIME
+            bound_at = _go_time_of(bound, zone) if bound else GO_ZERO_TIME
         except ValueError:
             bound_at = GO_ZERO_TIME
         key = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
-        pods[key] = {
-            "ResourceRequest": _text(requests),
-            "ResourceLimit": _text(limits),
-            "ResourceUsage": _text(usage),
+        pods[key] = {  # the resource lists are shared by records: copies, so that none is changed through another
+            "ResourceRequest": dict(requests_text),
+            "ResourceLimit": dict(limits_text),
+            "ResourceUsage": dict(usage_text),
             "BoundAt": bound_at,
             "Node": node_name,
             "ExecutedSeconds": executed,

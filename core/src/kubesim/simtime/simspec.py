@@ -87,6 +87,9 @@ class SimSpec:
     phases: tuple[SimPhase, ...]
     ends: tuple[timedelta, ...] = attrs.field(init=False, repr=False, eq=False)
     """Where each phase ends after the start (cumulative), for lookups in O(log n)."""
+    memo: dict[Any, Any] = attrs.field(init=False, repr=False, eq=False, factory=dict)
+    """What readers derive from a phase and keep (the metrics' usage sum of each phase): a parsed
+    spec is shared by every pod with the same annotation and evaluated every tick."""
 
     def __attrs_post_init__(self) -> None:
         ends, end = [], timedelta(0)
