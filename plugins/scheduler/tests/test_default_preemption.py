@@ -9,13 +9,14 @@ nodes); the port injects those offsets.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
 from kubesim_scheduler.framework import Code, NodeToStatus, Status
 from kubesim_scheduler.framework.interface import NominatingInfo
-from kubesim_scheduler.plugins.defaultpreemption import Candidate, parse_pdbs
+from kubesim_scheduler.plugins.defaultpreemption import Candidate, DefaultPreemption, parse_pdbs
 from kubesim_scheduler.plugins.defaultpreemption.podutil import pod_priority, pod_start_time
 from preemption_builders import (
     HIGH,
@@ -344,6 +345,43 @@ def test_dry_run_leaves_the_node_table_unchanged() -> None:
     assert summarize(got) == [cand("node1", ["p1.2"]), cand("node2", ["p2"])]
     after = {t.row_names[r]: (list(t.pods[r]), int(t.req_cpu[r]), int(t.pod_count[r])) for r in t.order.tolist()}
     assert after == before
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_no_victims_shortcut_gives_the_full_dry_run_answer(seed: int) -> None:
+    """Rows without a lower-priority pod are answered without SelectVictimsOnNode: the same
+    candidates, statuses and messages as the full dry run, on random clusters and priorities."""
+    rng = random.Random(seed)
+    names = [f"node{i}" for i in range(6)]
+    prios = (NEG, LOW, LOW + 1, MID)  # adjacent priorities: the boundary of "lower"
+    init = [pod(f"p{i}", node=rng.choice(names), prio=rng.choice(prios), req=rng.choice((SMALL, MEDIUM)),
+                start=epoch(i)) for i in range(rng.randrange(4, 14))]
+    answers = []
+    for shortcut in (True, False):
+        h = Harness([node(n) for n in names], init)
+        if not shortcut:
+            h.plugin.no_victims_check = lambda: None  # type: ignore[method-assign]
+        state, pi = h.state_for(pod("preemptor", prio=rng.choice(prios) if shortcut else answers[0][0],
+                                    req=VERY_LARGE))
+        got, statuses, errs = h.plugin.evaluator.dry_run_preemption(state, pi, h.rows_by_name(), [], 0, 6)
+        answers.append((pi.priority, summarize(got), sorted((n, s.code, s.message()) for n, s in statuses.items()),
+                        [e.message() for e in errs]))
+    assert answers[0] == answers[1]
+
+
+def test_no_victims_shortcut_is_off_when_victim_selection_is_replaced() -> None:
+    """A subclass or an instance that replaces the victim selection gets the full dry run."""
+    h = Harness([node("node1")])
+    assert h.plugin.no_victims_check() is not None
+    h.plugin.select_victims_on_node = lambda *a: ([], 0, None)  # type: ignore[method-assign]
+    assert h.plugin.no_victims_check() is None
+
+    class Eager(DefaultPreemption):
+        def is_preemption_allowed(self, node_info: Any, victim: Any, preemptor: Mapping[str, Any]) -> bool:
+            return True
+
+    eager = Eager(None, Harness([node("node1")]).plugin.handle)
+    assert eager.no_victims_check() is None
 
 
 # ------------------------------------------------------------------- TestSelectBestCandidate

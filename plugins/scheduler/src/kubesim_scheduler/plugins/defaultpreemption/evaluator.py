@@ -28,14 +28,15 @@ from ...framework.pod_info import PodInfo, pod_key
 from ...framework.status import Code, Status
 from .candidate import Candidate, ScoreFunc, Victims, pick_one_node_for_preemption
 from .pdb import PDB, parse_pdbs
-from .podutil import TickingClock
+from .podutil import TickingClock, pod_priority
 
 if TYPE_CHECKING:
     from ...framework.handle import Handle
 
-__all__ = ["Evaluator", "PreemptionInterface", "aggregate_errors"]
+__all__ = ["MSG_NOT_HELPFUL", "MSG_NO_VICTIMS", "Evaluator", "PreemptionInterface", "aggregate_errors"]
 
 MSG_NOT_HELPFUL = "Preemption is not helpful for scheduling"
+MSG_NO_VICTIMS = "No preemption victims found for incoming pod"
 
 
 class PreemptionInterface(Protocol):
@@ -160,9 +161,15 @@ class Evaluator:
         statuses = NodeToStatus()
         errs: list[Status] = []
         n = len(potential_rows)
+        check = getattr(self.interface, "no_victims_check", None)
+        no_victims = check() if check is not None else None
+        priority = pod_priority(pod_info.pod)
         for i in range(n):
             row = int(potential_rows[(offset + i) % n])
             name = names[row]
+            if no_victims is not None and no_victims(priority, row):
+                statuses.set(name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, MSG_NO_VICTIMS))
+                continue
             victims, num_violating, st = self.interface.select_victims_on_node(state.clone(), pod_info, row, pdbs)
             if (st is None or st.is_success()) and victims:
                 c = Candidate(name, Victims(list(victims), num_violating))

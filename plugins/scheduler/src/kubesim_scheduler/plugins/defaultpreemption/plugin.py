@@ -25,7 +25,7 @@ from ...framework.whatif import RowOverlay
 from ...gosort import sort_slice
 from .args import DefaultPreemptionArgs
 from .candidate import Candidate, ScoreFunc, Victims
-from .evaluator import Evaluator
+from .evaluator import MSG_NO_VICTIMS, Evaluator
 from .pdb import PDB, filter_pods_with_pdb_violation
 from .podutil import more_important_pod, pod_priority, pod_terminating_by_preemption
 
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["NAME", "DefaultPreemption", "IsEligiblePodFunc", "MoreImportantPodFunc"]
 
 NAME = "DefaultPreemption"
-MSG_NO_VICTIMS = "No preemption victims found for incoming pod"
 MSG_WAITING = "waiting for the preemption for this pod to be finished"
 
 # (node_info, victim, preemptor) -> may the victim be preempted (besides lower priority)?
@@ -125,6 +124,26 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
     def is_preemption_allowed(self, node_info: NodeInfo, victim: PodInfo, preemptor: Mapping[str, Any]) -> bool:
         """Lower priority than the preemptor, and eligible by `is_eligible_pod`."""
         return victim.priority < pod_priority(preemptor) and self.is_eligible_pod(node_info, victim, preemptor)
+
+    def no_victims_check(self) -> Callable[[int, int], bool] | None:
+        """(preemptor priority, row) -> True when no pod on the row has a lower priority.
+
+        select_victims_on_node answers such a row "No preemption victims found" before it
+        touches the cycle state, so the dry run can answer it without cloning the state (most
+        rows of a cluster whose pods share one priority). None when a subclass or the instance
+        replaces the victim selection, whose answer the shortcut could not know.
+        """
+        own = vars(self)
+        if ("select_victims_on_node" in own or "is_preemption_allowed" in own
+                or type(self).select_victims_on_node is not DefaultPreemption.select_victims_on_node
+                or type(self).is_preemption_allowed is not DefaultPreemption.is_preemption_allowed):
+            return None
+        pods = self.handle.node_table.pods
+
+        def no_victims(priority: int, row: int) -> bool:
+            return all(p.priority >= priority for p in pods[row].values())
+
+        return no_victims
 
     def select_victims_on_node(
         self, state: CycleState, pod_info: PodInfo, row: int, pdbs: Sequence[PDB]
