@@ -55,6 +55,7 @@ from kubesim.scenario.memory import fewer_full_collections
 from kubesim.scenario.progress import PodCounts, Throttle
 from kubesim.scenario.recorder import TimelineRecorder
 from kubesim.scenario.selection import select_controllers
+from kubesim.scenario.sharing import SubtreeSharer
 from kubesim.simtime.driver import SimTimeDriver, SimTimeError
 from kubesim.simtime.options import SimTimeOptions
 
@@ -226,6 +227,7 @@ class ScenarioRun:
         # (spec, its JSON form) as given to the cluster, reused by to_json while the spec stays
         self._spec_json: tuple[ScenarioSpec, dict[str, Any]] | None = None
         self._last_step = -1
+        self._sharer = SubtreeSharer()  # equal parts of the objects the scenario creates, stored once
         self._clock_step = 0  # the MajorStep whose start time the clock has reached
         self.log = log.bind(scenario=self.scenario.name)
 
@@ -574,6 +576,7 @@ class ScenarioRun:
                 # handed over: the result is the stored object, kept read-only in the timeline
                 result = self.cluster.create(copy_tree(c.object), actor="scenario", copy=False,
                                              field_validation=_field_validation(c.create_options))
+                self._sharer.share_object(result)  # a workload's objects: one spec, one status
                 self.timeline.record(id=op.id, actor="scenario", create=CreateOperationResult(c, result))
             elif op.patch_operation is not None:
                 p = op.patch_operation
