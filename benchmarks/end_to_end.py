@@ -37,19 +37,43 @@ from workloads import build_scenario, default_node, default_pod, scheduler_confi
 
 
 def write_scenario(path: Path, nodes: int, init_pods: int, pods: int) -> None:
+    if path.suffix == ".json":
+        _write_json_scenario(path, nodes, init_pods, pods)
+        return
+    import yaml
+
     doc = build_scenario(
         "end-to-end",
         [default_node(f"node-{i:05d}") for i in range(nodes)],
         [default_pod(f"init-pod-{i:05d}", "default") for i in range(init_pods)],
         [default_pod(f"pod-{i:05d}", "default") for i in range(pods)],
     )
-    if path.suffix == ".json":
-        path.write_text(json.dumps(doc), encoding="utf-8")
-    else:
-        import yaml
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    path.write_text(yaml.dump(doc, Dumper=dumper, sort_keys=False), encoding="utf-8")
 
-        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-        path.write_text(yaml.dump(doc, Dumper=dumper, sort_keys=False), encoding="utf-8")
+
+def _write_json_scenario(path: Path, nodes: int, init_pods: int, pods: int, batch: int = 1000) -> None:
+    """The same text as json.dumps(build_scenario(...)), written a thousand operations at a time:
+    the 50k size's document would take GBs in this process, beside the run it measures."""
+    marker = "@operations@"
+    shell = build_scenario("end-to-end", [], [], [])
+    done = shell["spec"]["operations"]
+    shell["spec"]["operations"] = [marker]
+    head, tail = json.dumps(shell).split(json.dumps(marker))
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write(head)
+        for kind, count in (("node", nodes), ("init", init_pods), ("pod", pods)):
+            for start in range(0, count, batch):
+                names = range(start, min(start + batch, count))
+                if kind == "node":
+                    chunk = build_scenario("", [default_node(f"node-{i:05d}") for i in names], [], [])
+                elif kind == "init":
+                    chunk = build_scenario("", [], [default_pod(f"init-pod-{i:05d}", "default") for i in names], [])
+                else:
+                    chunk = build_scenario("", [], [], [default_pod(f"pod-{i:05d}", "default") for i in names])
+                for op in chunk["spec"]["operations"][:-1]:  # without its done operation
+                    fh.write(json.dumps(op) + ", ")
+        fh.write(", ".join(json.dumps(op) for op in done) + tail)
 
 
 def kubesim_command() -> str:
