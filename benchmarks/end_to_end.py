@@ -137,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"scenario: {scenario} ({scenario.stat().st_size / 1e6:.1f} MB, written in {time.perf_counter() - t:.1f} s)")
 
     cmd = [kubesim_command(), "run", str(scenario), "-o", str(result), "--detail", args.detail, "-q"]
+    if scenario.stat().st_size > 64 * 1024 * 1024:  # kubesim reads 64 MiB by default (the 50k size is ~220 MB)
+        cmd += ["--max-input-size", str(scenario.stat().st_size)]
     if args.percentage is not None:
         config = work / "scheduler-config.json"
         config.write_text(json.dumps(scheduler_config(args.percentage)), encoding="utf-8")
