@@ -82,3 +82,6 @@ def test_loaded_operations_share_and_a_run_writes_the_same(tmp_path: Path) -> No
     assert created[0]["spec"] is not objects[0]["spec"]  # the stored pod is defaulted: its own (shared) copy
     assert [c["metadata"]["name"] for c in created] == ["p0", "p1", "p2"]
     assert data["spec"]["operations"][0]["createOperation"]["object"] == pod("p0")  # as given
+    events = [e for e in data["status"]["scenarioResult"]["timeline"]["0"] if "create" in e]
+    # the event's operation is the published spec's, not a copy of it
+    assert all(e["create"]["operation"] is op["createOperation"] for e, op in zip(events, data["spec"]["operations"]))

@@ -577,7 +577,7 @@ class ScenarioRun:
                 result = self.cluster.create(copy_tree(c.object), actor="scenario", copy=False,
                                              field_validation=_field_validation(c.create_options))
                 self._sharer.share_object(result)  # a workload's objects: one spec, one status
-                self.timeline.record(id=op.id, actor="scenario", create=CreateOperationResult(c, result))
+                self.timeline.record_create(op.id, CreateOperationResult(c, result), self._operation_json(index, op))
             elif op.patch_operation is not None:
                 p = op.patch_operation
                 if p.patch_options and "All" in (p.patch_options.dry_run or []):
@@ -608,6 +608,17 @@ class ScenarioRun:
             raise ScenarioFailed(f"{where}: {exc.message}") from exc
         except ValueError as exc:
             raise ScenarioFailed(f"{where}: {exc}") from exc
+
+    def _operation_json(self, index: int, op: ScenarioOperation) -> dict[str, Any] | None:
+        """The createOperation JSON of spec.operations[index] as published, when that is `op`."""
+        spec = self._spec_json
+        if spec is None or spec[0] is not self.scenario.spec:
+            return None
+        ops = spec[1].get("operations") or []
+        if index >= len(ops) or self.scenario.spec.operations[index] is not op:
+            return None
+        found: dict[str, Any] | None = ops[index].get("createOperation")
+        return found
 
     def _check_preconditions(self, api_version: str, kind: str, name: str, namespace: str | None,
                              pre: Any) -> None:

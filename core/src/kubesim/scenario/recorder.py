@@ -11,6 +11,7 @@ computed once (`json()`), however often the result is published.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +67,7 @@ class TimelineRecorder:
         self._json: dict[str, list[dict[str, Any]]] = {}
         self._published: dict[str, list[dict[str, Any]]] = {}  # the lists json() last gave out
         self._unscheduled: dict[tuple[str, str], dict[str, Any]] = {}  # pod key -> its last podUnscheduled pod
+        self._converted: dict[int, dict[str, Any]] = {}  # id(event) -> its JSON, converted early (json() takes it)
         self.on_record: Callable[[ScenarioTimelineEvent], None] | None = None
         """Called with every event recorded (the engine's live progress counts)."""
         self.outside_actors: frozenset[str] = frozenset()
@@ -93,6 +95,18 @@ class TimelineRecorder:
         self.timeline.setdefault(str(step.major), []).append(event)
         if self.on_record is not None:
             self.on_record(event)
+        return event
+
+    def record_create(self, id: str, result: CreateOperationResult,
+                      operation_json: dict[str, Any] | None = None) -> ScenarioTimelineEvent:
+        """Record the scenario's own create; `operation_json` is the operation's JSON form as the
+        published spec holds it, shared by the event's JSON instead of a copy (one per created object)."""
+        event = self.record(id=id, actor="scenario", create=result)
+        if operation_json is not None:
+            data = unstructure_shared(event)
+            if data["create"]["operation"] == operation_json:
+                data["create"]["operation"] = operation_json
+            self._converted[builtins.id(event)] = data
         return event
 
     def pod_created_at(self, pod: Mapping[str, Any]) -> ScenarioStep:
@@ -161,7 +175,8 @@ class TimelineRecorder:
         for step, events in self.timeline.items():
             done = self._json.setdefault(step, [])
             if len(done) < len(events):
-                done.extend(unstructure_shared(e) for e in events[len(done):])
+                converted = self._converted
+                done.extend(converted.pop(id(e), None) or unstructure_shared(e) for e in events[len(done):])
             published = self._published.get(step)
             if published is None or len(published) != len(done):
                 # a step's list given out never changes: a new one when the step has new events
