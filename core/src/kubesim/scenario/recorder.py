@@ -97,7 +97,7 @@ class TimelineRecorder:
             self.on_record(event)
         return event
 
-    def record_create(self, id: str, result: CreateOperationResult,
+    def record_create(self, id: str | None, result: CreateOperationResult,
                       operation_json: dict[str, Any] | None = None) -> ScenarioTimelineEvent:
         """Record the scenario's own create; `operation_json` is the operation's JSON form as the
         published spec holds it, shared by the event's JSON instead of a copy (one per created object)."""
@@ -175,14 +175,17 @@ class TimelineRecorder:
         for step, events in self.timeline.items():
             done = self._json.setdefault(step, [])
             if len(done) < len(events):
-                converted = self._converted
-                done.extend(converted.pop(id(e), None) or unstructure_shared(e) for e in events[len(done):])
+                done.extend(map(self._converted_json, events[len(done):]))
             published = self._published.get(step)
             if published is None or len(published) != len(done):
                 # a step's list given out never changes: a new one when the step has new events
                 published = self._published[step] = list(done)
             out[step] = published
         return out
+
+    def _converted_json(self, event: ScenarioTimelineEvent) -> dict[str, Any]:
+        data: dict[str, Any] | None = self._converted.pop(id(event), None)
+        return unstructure_shared(event) if data is None else data
 
     def event_count(self) -> int:
         """How many events the timeline holds."""
