@@ -63,7 +63,7 @@ class TimelineRecorder:
         self._step = step
         self.timeline: dict[str, list[ScenarioTimelineEvent]] = {}
         self._counter = 0
-        self._pod_created: dict[tuple[str, str], ScenarioStep] = {}
+        self._pod_created: dict[str, dict[str, ScenarioStep]] = {}  # namespace -> name -> step (no tuple a pod)
         self._json: dict[str, list[dict[str, Any]]] = {}
         self._published: dict[str, list[dict[str, Any]]] = {}  # the lists json() last gave out
         self._unscheduled: dict[tuple[str, str], dict[str, Any]] = {}  # pod key -> its last podUnscheduled pod
@@ -112,7 +112,9 @@ class TimelineRecorder:
     def pod_created_at(self, pod: Mapping[str, Any]) -> ScenarioStep:
         """The step at which a pod was created (the current step when unknown)."""
         meta = pod.get("metadata", {})
-        return self._pod_created.get((meta.get("namespace", ""), meta.get("name", "")), self._step())
+        created = self._pod_created.get(meta.get("namespace", ""))
+        step = None if created is None else created.get(meta.get("name", ""))
+        return self._step() if step is None else step
 
     def record_pod(self, kind: str, result: PodResult, *, actor: str) -> ScenarioTimelineEvent:
         """Record a PodScheduled, PodUnscheduled or PodPreempted event.
@@ -143,7 +145,7 @@ class TimelineRecorder:
         obj = event.object
         if obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1" and event.type == "ADDED":
             meta = obj.get("metadata", {})
-            self._pod_created[(meta.get("namespace", ""), meta.get("name", ""))] = self._step()
+            self._pod_created.setdefault(meta.get("namespace", ""), {})[meta.get("name", "")] = self._step()
         if event.subresource == "binding" and event.actor in self.outside_actors:
             result = PodResult(obj, self.pod_created_at(obj), bound_to=(obj.get("spec") or {}).get("nodeName"),
                                bound_at=self._step())
