@@ -34,6 +34,17 @@ def test_equal_subtrees_become_one_and_own_metadata_stays() -> None:
     assert a["metadata"] is not b["metadata"] and a["metadata"]["name"] == "a"
 
 
+def test_repeated_strings_of_objects_are_one() -> None:
+    sharer = SubtreeSharer()
+    a, b = json.loads(json.dumps(pod("a"))), json.loads(json.dumps(pod("b")))  # a decoder's own strings
+    assert a["kind"] is not b["kind"] and a["metadata"]["namespace"] is not b["metadata"]["namespace"]
+    sharer.share_object(a)
+    sharer.share_object(b)
+    assert a["kind"] is b["kind"] and a["apiVersion"] is b["apiVersion"]
+    assert a["metadata"]["namespace"] is b["metadata"]["namespace"]
+    assert (a["metadata"]["name"], b["metadata"]["name"]) == ("a", "b")
+
+
 def test_a_spec_that_differs_in_one_part_shares_the_others() -> None:
     sharer = SubtreeSharer()
     a, b = pod("a"), pod("b")

@@ -23,15 +23,19 @@ __all__ = ["SubtreeSharer"]
 _OWN_METADATA = ("labels", "annotations", "ownerReferences", "finalizers")
 """Members of metadata that workloads repeat (the rest, name and uid, is each object's own)."""
 
+_REPEATED_TEXT = ("namespace", "creationTimestamp")
+"""Strings of metadata that many objects repeat (a JSON decoder makes a new one each time)."""
+
 
 class SubtreeSharer:
     """Replaces subtrees of objects by equal ones seen before; at most `limit` kept (then afresh)."""
 
-    __slots__ = ("_seen", "limit")
+    __slots__ = ("_seen", "_text", "limit")
 
     def __init__(self, limit: int = 200_000) -> None:
         self.limit = limit
         self._seen: dict[bytes, Any] = {}
+        self._text: dict[str, str] = {}
 
     def share_object(self, obj: dict[str, Any]) -> None:
         """Share, in place, every member of a Kubernetes object but its own metadata (name, uid...)."""
@@ -41,8 +45,21 @@ class SubtreeSharer:
                     for member in _OWN_METADATA:
                         if member in value:
                             value[member] = self.share(value[member])
+                    for member in _REPEATED_TEXT:
+                        if type(value.get(member)) is str:
+                            value[member] = self._shared_text(value[member])
+            elif type(value) is str:  # apiVersion, kind
+                obj[key] = self._shared_text(value)
             else:
                 obj[key] = self.share(value)
+
+    def _shared_text(self, text: str) -> str:
+        seen = self._text.get(text)
+        if seen is None:
+            if len(self._text) >= self.limit:
+                self._text.clear()
+            seen = self._text[text] = text
+        return seen
 
     def share(self, value: Any) -> Any:
         """`value` or an equal subtree seen before (dicts and lists; scalars are returned as given)."""
