@@ -244,3 +244,17 @@ def test_keys_that_are_not_strings_are_named_as_json_writes_them(tmp_path: Path)
     proc = _kubesim("validate", "keys.yaml", cwd=tmp_path)
     assert (proc.returncode, proc.stderr) == (2, "error: keys.yaml: spec.1: unknown field\n"
                                                  "error: keys.yaml: spec.null: unknown field\n")
+
+
+def test_run_reads_a_larger_file_when_asked(tmp_path: Path) -> None:
+    """`kubesim run --max-input-size` raises (or lowers) the 64 MiB bound, for scenarios of 10^5 pods."""
+    text = (HEAD.replace("{name: marker}", "")
+            + "  - step: 1\n    doneOperation: {}\n" + "# padding\n" * 200)
+    (tmp_path / "s.yaml").write_text(text, encoding="utf-8")
+    small = _kubesim("run", "s.yaml", "--max-input-size", "1Ki", "-q", cwd=tmp_path)
+    assert (small.returncode, small.stderr) == (2, "error: s.yaml: larger than 1024 bytes, the most kubesim reads\n")
+    ok = _kubesim("run", "s.yaml", "--max-input-size", "1Mi", "-q", "-o", "r.json", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["status"]["phase"] == "Succeeded"
+    bad = _kubesim("run", "s.yaml", "--max-input-size", "lots", cwd=tmp_path)
+    assert bad.returncode == 2 and "'lots' is not a size" in bad.stderr and "Traceback" not in bad.stderr

@@ -176,6 +176,18 @@ def parse_scenarios(documents: list[Any], file: str | None = None) -> list[Scena
     return scenarios
 
 
-def load_scenarios(path: str | Path) -> list[Scenario]:
-    """Load every Scenario in a file, in file order."""
-    return parse_scenarios(load_documents(path), str(path))
+def load_scenarios(path: str | Path, limits: Limits = INPUT_LIMITS) -> list[Scenario]:
+    """Load every Scenario in a file, in file order.
+
+    The objects of the create operations share their equal parts (a workload's pods one spec):
+    they are final, read only, and a large scenario thus holds each pod's own parts only.
+    """
+    scenarios = parse_scenarios(load_documents(path, limits), str(path))
+    from kubesim.scenario.sharing import SubtreeSharer  # the scenario package imports this module
+
+    sharer = SubtreeSharer()
+    for scenario in scenarios:
+        for op in scenario.spec.operations:
+            if op.create_operation is not None:
+                sharer.share_object(op.create_operation.object)
+    return scenarios

@@ -27,7 +27,7 @@ from kubesim.cli.consoles import console
 from kubesim.cli.lazy import LazyGroup
 from kubesim.cli.logconfig import configure_logging
 from kubesim.cli.output import OutputError, check_output, write_atomic, write_data
-from kubesim.cli.params import DURATION, TIME
+from kubesim.cli.params import BYTES, DURATION, TIME
 from kubesim.cli.profiling import profile_options, profiled
 from kubesim.cli.progress import LIVE_INTERVAL, Mode, RunProgress
 from kubesim.cli.simtime_options import is_stream, simtime_from_cli, simtime_options
@@ -141,6 +141,8 @@ def build_cli(hooks: Hooks) -> click.Group:
     @click.option("--update-results-strategy", type=click.Choice(UPDATE_STRATEGIES), envvar="UPDATE_SCENARIO_RESULTS_STRATEGY", default="AtMovingNextStep", show_default=True, help="When the in-cluster Scenario's status.scenarioResult is updated.")
     @click.option("--allow-unknown-targets", is_flag=True, help="Allow patch/delete of objects no earlier operation creates (controllers may create them).")
     @click.option("--max-objects", type=click.IntRange(min=1), default=MAX_OBJECTS, show_default=True, help="Fail a scenario whose cluster grows past this many objects.")
+    @click.option("--max-input-size", type=BYTES, default=None, metavar="SIZE",
+                  help="Read scenario FILES up to this size (default 64Mi; a 500,000-pod scenario is about 220Mi of JSON).")
     @click.option("--fail-on-paused", is_flag=True, help="Exit 3 when a scenario ends Paused (no done operation), e.g. in CI.")
     @click.option("--progress-interval", type=DURATION, default="5s", show_default=True, help="Time between progress log lines on stderr when it is not a terminal (-q: none).")
     @simtime_options
@@ -148,7 +150,8 @@ def build_cli(hooks: Hooks) -> click.Group:
     @_verbose_options
     def run(files: tuple[str, ...], output: str | None, export_cluster: str | None, seed: int,
             step_duration: timedelta, start_time: datetime, update_results_strategy: str,
-            allow_unknown_targets: bool, max_objects: int, fail_on_paused: bool, progress_interval: timedelta,
+            allow_unknown_targets: bool, max_objects: int, max_input_size: int | None, fail_on_paused: bool,
+            progress_interval: timedelta,
             simulated_time: bool, until: Until | None, max_ticks: int | None, metrics: str | None,
             metrics_format: str, metrics_tick: timedelta | None, kcs_config: str | None,
             profile_path: str | None, profile_top: int | None, verbose: int, quiet: int,
@@ -164,7 +167,8 @@ def build_cli(hooks: Hooks) -> click.Group:
             kcs = load_kcs_config(kcs_config) if kcs_config else None
             if not files and kcs is None:
                 raise click.UsageError("give scenario FILES, or --kcs-config")
-            scenarios = load_and_validate(files, hooks, allow_unknown_targets=allow_unknown_targets) if files else []
+            scenarios = load_and_validate(files, hooks, allow_unknown_targets=allow_unknown_targets,
+                                          max_bytes=max_input_size) if files else []
             if kcs is not None:
                 scenarios = with_kcs_cluster(kcs, scenarios)
             sim = simtime_from_cli(ctx, simulated_time=simulated_time, until=until, max_ticks=max_ticks,

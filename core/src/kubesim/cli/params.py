@@ -10,7 +10,7 @@ import click
 
 from kubesim.k8s.duration import parse_go_duration, to_timedelta
 
-__all__ = ["DURATION", "TIME", "parse_duration"]
+__all__ = ["BYTES", "DURATION", "TIME", "parse_duration"]
 
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?", re.ASCII)
 """Go's time.RFC3339 layout (the zone is checked separately for a clearer message)."""
@@ -59,5 +59,25 @@ class _Time(click.ParamType):  # type: ignore[type-arg,unused-ignore]
         return t
 
 
+class _Bytes(click.ParamType):  # type: ignore[type-arg,unused-ignore]
+    """A size in bytes as a Kubernetes quantity: 512Mi, 1Gi, 300M, 1000000."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        from kubesim.k8s.quantity import value as quantity_value
+
+        try:
+            size = quantity_value(str(value))
+        except ValueError:
+            self.fail(f"{value!r} is not a size (expected bytes or a quantity such as 512Mi, 2Gi)", param, ctx)
+        if size <= 0:
+            self.fail(f"{value!r} must be greater than 0 (e.g. 512Mi)", param, ctx)
+        return size
+
+
+BYTES = _Bytes()
 DURATION = _Duration()
 TIME = _Time()

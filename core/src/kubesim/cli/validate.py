@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import attrs
+
 from kubesim.api import Scenario
 from kubesim.api.loader import load_scenarios
 from kubesim.api.operations import ScenarioOperation
@@ -12,6 +14,7 @@ from kubesim.cluster import ResourceRegistry, check_new_object
 from kubesim.cluster.precheck import metadata_accepted, name_free_key
 from kubesim.cluster.registry import CRD_TYPE
 from kubesim.errors import ApiError, InvalidInput, Problem
+from kubesim.input_limits import INPUT_LIMITS
 from kubesim.k8s.content_memo import ContentMemo
 from kubesim.k8s.decoding import delete_options_message, patch_decoding_message
 from kubesim.k8s.values import non_json_value
@@ -116,14 +119,18 @@ def _registry(hooks: Hooks) -> ResourceRegistry:
 
 
 def load_and_validate(
-    files: Sequence[str], hooks: Hooks, *, allow_unknown_targets: bool = False
+    files: Sequence[str], hooks: Hooks, *, allow_unknown_targets: bool = False, max_bytes: int | None = None,
 ) -> list[Scenario]:
-    """Load every file, check every scenario; raise InvalidInput with all problems found."""
+    """Load every file, check every scenario; raise InvalidInput with all problems found.
+
+    max_bytes: the largest file read (default `kubesim.input_limits.MAX_FILE_BYTES`, 64 MiB).
+    """
+    limits = INPUT_LIMITS if max_bytes is None else attrs.evolve(INPUT_LIMITS, max_bytes=max_bytes)
     loaded: list[tuple[str, Scenario]] = []
     problems: list[Problem] = []
     for file in files:
         try:
-            scenarios = load_scenarios(file)
+            scenarios = load_scenarios(file, limits)
         except InvalidInput as exc:
             problems.extend(exc.problems)
             continue

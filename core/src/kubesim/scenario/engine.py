@@ -55,6 +55,7 @@ from kubesim.scenario.memory import fewer_full_collections
 from kubesim.scenario.progress import PodCounts, Throttle
 from kubesim.scenario.recorder import TimelineRecorder
 from kubesim.scenario.selection import select_controllers
+from kubesim.scenario.sharing import SubtreeSharer
 from kubesim.simtime.driver import SimTimeDriver, SimTimeError
 from kubesim.simtime.options import SimTimeOptions
 
@@ -226,6 +227,7 @@ class ScenarioRun:
         # (spec, its JSON form) as given to the cluster, reused by to_json while the spec stays
         self._spec_json: tuple[ScenarioSpec, dict[str, Any]] | None = None
         self._last_step = -1
+        self._sharer = SubtreeSharer()  # equal parts of the objects the scenario creates, stored once
         self._clock_step = 0  # the MajorStep whose start time the clock has reached
         self.log = log.bind(scenario=self.scenario.name)
 
@@ -574,7 +576,8 @@ class ScenarioRun:
                 # handed over: the result is the stored object, kept read-only in the timeline
                 result = self.cluster.create(copy_tree(c.object), actor="scenario", copy=False,
                                              field_validation=_field_validation(c.create_options))
-                self.timeline.record(id=op.id, actor="scenario", create=CreateOperationResult(c, result))
+                self._sharer.share_object(result)  # a workload's objects: one spec, one status
+                self.timeline.record_create(op.id, CreateOperationResult(c, result), self._operation_json(index, op))
             elif op.patch_operation is not None:
                 p = op.patch_operation
                 if p.patch_options and "All" in (p.patch_options.dry_run or []):
@@ -605,6 +608,17 @@ class ScenarioRun:
             raise ScenarioFailed(f"{where}: {exc.message}") from exc
         except ValueError as exc:
             raise ScenarioFailed(f"{where}: {exc}") from exc
+
+    def _operation_json(self, index: int, op: ScenarioOperation) -> dict[str, Any] | None:
+        """The createOperation JSON of spec.operations[index] as published, when that is `op`."""
+        spec = self._spec_json
+        if spec is None or spec[0] is not self.scenario.spec:
+            return None
+        ops = spec[1].get("operations") or []
+        if index >= len(ops) or self.scenario.spec.operations[index] is not op:
+            return None
+        found: dict[str, Any] | None = ops[index].get("createOperation")
+        return found
 
     def _check_preconditions(self, api_version: str, kind: str, name: str, namespace: str | None,
                              pre: Any) -> None:

@@ -54,7 +54,9 @@ class PodCounts:
     """Pods bound, pending and unschedulable, attempts and events, kept up to date as they happen."""
 
     def __init__(self) -> None:
-        self._bound: dict[tuple[str, str], bool] = {}
+        # namespace -> name -> bound: no key tuple per pod (a run of 10^5 pods holds each name once)
+        self._bound: dict[str, dict[str, bool]] = {}
+        self._pods = 0
         self._unschedulable: set[tuple[str, str]] = set()
         self._bound_count = 0
         self._attempts = 0
@@ -66,19 +68,28 @@ class PodCounts:
         if obj.get("kind") != "Pod" or obj.get("apiVersion") != "v1":
             return
         key = _key(obj)
-        was = self._bound.get(key)
+        names = self._bound.get(key[0])
+        if names is None:
+            names = self._bound[key[0]] = {}
+        was = names.get(key[1])
         if event.type == "DELETED":
             if was is not None:
-                del self._bound[key]
+                del names[key[1]]
+                self._pods -= 1
                 self._bound_count -= was
             self._unschedulable.discard(key)
             return
         spec = obj.get("spec")
         now = bool(spec.get("nodeName")) if isinstance(spec, dict) else False
-        self._bound[key] = now
+        names[key[1]] = now
+        self._pods += was is None
         self._bound_count += now - (was or False)
         if now:
             self._unschedulable.discard(key)
+
+    def _is_bound(self, key: tuple[str, str]) -> bool | None:
+        names = self._bound.get(key[0])
+        return None if names is None else names.get(key[1])
 
     def on_record(self, event: ScenarioTimelineEvent) -> None:
         """A timeline event: scheduling attempts and their outcome."""
@@ -86,7 +97,7 @@ class PodCounts:
         if event.pod_unscheduled is not None:
             self._attempts += 1
             key = _key(event.pod_unscheduled.pod)
-            if self._bound.get(key) is False:
+            if self._is_bound(key) is False:
                 self._unschedulable.add(key)
         elif event.pod_scheduled is not None:
             self._attempts += 1
@@ -94,7 +105,7 @@ class PodCounts:
 
     def snapshot(self) -> LiveCounts:
         """The counts now."""
-        return LiveCounts(len(self._bound), self._bound_count, len(self._unschedulable), self._attempts,
+        return LiveCounts(self._pods, self._bound_count, len(self._unschedulable), self._attempts,
                           self._events)
 
 

@@ -11,6 +11,7 @@ computed once (`json()`), however often the result is published.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -63,12 +64,13 @@ class TimelineRecorder:
         self._step = step
         self.timeline: dict[str, list[ScenarioTimelineEvent]] = {}
         self._counter = 0
-        self._pod_created: dict[tuple[str, str], ScenarioStep] = {}
+        self._pod_created: dict[str, dict[str, ScenarioStep]] = {}  # namespace -> name -> step (no tuple a pod)
         self._json: dict[str, list[dict[str, Any]]] = {}
         self._published: dict[str, list[dict[str, Any]]] = {}  # the lists json() last gave out
         self._unscheduled: dict[tuple[str, str], dict[str, Any]] = {}  # pod key -> its last podUnscheduled pod
         self._repeats: set[str] = set()  # ids of podUnscheduled events whose pod the previous one carried
         self._refs: dict[tuple[str, str], tuple[dict[str, Any], dict[str, str]]] = {}  # pod key -> its pod, podRef
+        self._converted: dict[int, dict[str, Any]] = {}  # id(event) -> its JSON, converted early (json() takes it)
         self.on_record: Callable[[ScenarioTimelineEvent], None] | None = None
         """Called with every event recorded (the engine's live progress counts)."""
         self.outside_actors: frozenset[str] = frozenset()
@@ -98,10 +100,24 @@ class TimelineRecorder:
             self.on_record(event)
         return event
 
+    def record_create(self, id: str | None, result: CreateOperationResult,
+                      operation_json: dict[str, Any] | None = None) -> ScenarioTimelineEvent:
+        """Record the scenario's own create; `operation_json` is the operation's JSON form as the
+        published spec holds it, shared by the event's JSON instead of a copy (one per created object)."""
+        event = self.record(id=id, actor="scenario", create=result)
+        if operation_json is not None:
+            data = unstructure_shared(event)
+            if data["create"]["operation"] == operation_json:
+                data["create"]["operation"] = operation_json
+            self._converted[builtins.id(event)] = data
+        return event
+
     def pod_created_at(self, pod: Mapping[str, Any]) -> ScenarioStep:
         """The step at which a pod was created (the current step when unknown)."""
         meta = pod.get("metadata", {})
-        return self._pod_created.get((meta.get("namespace", ""), meta.get("name", "")), self._step())
+        created = self._pod_created.get(meta.get("namespace", ""))
+        step = None if created is None else created.get(meta.get("name", ""))
+        return self._step() if step is None else step
 
     def record_pod(self, kind: str, result: PodResult, *, actor: str) -> ScenarioTimelineEvent:
         """Record a PodScheduled, PodUnscheduled or PodPreempted event.
@@ -138,7 +154,7 @@ class TimelineRecorder:
         obj = event.object
         if obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1" and event.type == "ADDED":
             meta = obj.get("metadata", {})
-            self._pod_created[(meta.get("namespace", ""), meta.get("name", ""))] = self._step()
+            self._pod_created.setdefault(meta.get("namespace", ""), {})[meta.get("name", "")] = self._step()
         if event.subresource == "binding" and event.actor in self.outside_actors:
             result = PodResult(obj, self.pod_created_at(obj), bound_to=(obj.get("spec") or {}).get("nodeName"),
                                bound_at=self._step())
@@ -180,7 +196,9 @@ class TimelineRecorder:
 
     def _event_json(self, event: ScenarioTimelineEvent) -> dict[str, Any]:
         """An event's JSON; a repeated podUnscheduled names its pod by reference (`podRef`)."""
-        data: dict[str, Any] = unstructure_shared(event)
+        data: dict[str, Any] | None = self._converted.pop(builtins.id(event), None)  # converted early
+        if data is None:
+            data = unstructure_shared(event)
         if event.id in self._repeats:
             self._repeats.discard(event.id)
             assert event.pod_unscheduled is not None
