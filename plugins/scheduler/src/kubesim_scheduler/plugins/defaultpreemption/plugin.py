@@ -141,7 +141,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         pods = self.handle.node_table.pods
 
         def no_victims(priority: int, row: int) -> bool:
-            return all(p.priority >= priority for p in pods[row].values())
+            return all(p.priority >= priority for p in pods[row].pod_list())
 
         return no_victims
 
