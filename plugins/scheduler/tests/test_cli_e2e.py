@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+from kubesim.api.pod_ref import expand_pod_refs
 from kubesim_cli import run_kubesim
 
 REPO = Path(__file__).resolve().parents[3]
@@ -30,7 +31,7 @@ def pod_events(result: dict[str, Any]) -> list[tuple[str, str, tuple[int, int], 
 def test_quickstart_example(tmp_path: Path) -> None:
     proc = run_kubesim("run", str(QUICKSTART), "-o", "result.json", "--export-cluster", "state.yaml", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    result = json.loads((tmp_path / "result.json").read_text())
+    result = expand_pod_refs(json.loads((tmp_path / "result.json").read_text()))
     assert result["status"]["phase"] == "Succeeded"
     events = pod_events(result)
     # step 1: web-1 goes to node-a (LeastAllocated 90 + Balanced 96 beat node-b's 81 + 93;
@@ -72,7 +73,7 @@ def test_same_inputs_give_byte_identical_results(tmp_path: Path) -> None:
 def test_detail_levels(tmp_path: Path, detail: str) -> None:
     proc = run_kubesim("run", str(QUICKSTART), "-o", "result.json", "--detail", detail, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    timeline = json.loads((tmp_path / "result.json").read_text())["status"]["scenarioResult"]["timeline"]
+    timeline = expand_pod_refs(json.loads((tmp_path / "result.json").read_text()))["status"]["scenarioResult"]["timeline"]
     attempt = next(e for e in timeline["1"] if "podUnscheduled" in e)["podUnscheduled"]["scheduleResult"][0]
     assert attempt["message"].startswith("0/3 nodes are available")
     if detail == "summary":
@@ -113,7 +114,7 @@ def test_profiles_by_scheduler_name(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(doc))
     proc = run_kubesim("run", "s.yaml", "--scheduler-config", "config.yaml", "-o", "result.json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    events = pod_events(json.loads((tmp_path / "result.json").read_text()))
+    events = pod_events(expand_pod_refs(json.loads((tmp_path / "result.json").read_text())))
     # MostAllocated on cpu: node-b (2 CPU) is fuller after placing 500m (25%) than node-a (12.5%)
     assert events[0] == ("1", "podScheduled", (1, 1), "web-1", "node-b")
 
@@ -123,7 +124,7 @@ def test_preemption_evicts_a_victim_and_binds_the_preemptor(tmp_path: Path) -> N
     scenario = Path(__file__).parent / "data" / "scenarios" / "preemption.yaml"
     proc = run_kubesim("run", str(scenario), "-o", "result.json", "--export-cluster", "state.yaml", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    result = json.loads((tmp_path / "result.json").read_text())
+    result = expand_pod_refs(json.loads((tmp_path / "result.json").read_text()))
     assert pod_events(result) == [
         ("1", "podScheduled", (1, 1), "low", "node-a"),
         ("2", "podPreempted", (2, 1), "low", "node-a"),
@@ -169,7 +170,7 @@ def test_finished_pods_free_their_node(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(doc))
     proc = run_kubesim("run", "s.yaml", "-o", "result.json", cwd=tmp_path, keep=("scheduler", "kubelet"))
     assert proc.returncode == 0, proc.stderr
-    events = pod_events(json.loads((tmp_path / "result.json").read_text()))
+    events = pod_events(expand_pod_refs(json.loads((tmp_path / "result.json").read_text())))
     assert events[0] == ("1", "podScheduled", (1, 1), "batch", "node-a")
     assert [e[1] for e in events[1:3]] == ["podUnscheduled", "podUnscheduled"]
     # step 2 (10 s later): the 5-second simSpec pod has Succeeded, its 800m are free again

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from kubesim.api.pod_ref import expand_pod_refs
 from kubesim.testing import run_kubesim
 
 DATA = Path(__file__).parent / "data"
@@ -48,7 +49,7 @@ def runs(tmp_path_factory):
 def test_pods_are_created_in_order_and_replaced_after_node_loss(runs):
     code, raw, _ = runs[0]
     assert code == 0
-    result = json.loads(raw)
+    result = expand_pod_refs(json.loads(raw))
     assert result["status"]["phase"] == "Succeeded"
     timeline = events(result)
     step0 = [(a, f, k, n) for s, a, f, k, n in timeline if s == 0 and a in ("statefulset", "scheduler")]
@@ -72,7 +73,7 @@ def test_pods_are_created_in_order_and_replaced_after_node_loss(runs):
 
 
 def test_the_rolling_update_goes_from_the_highest_ordinal_with_grace_periods(runs):
-    timeline = events(json.loads(runs[0][1]))
+    timeline = events(expand_pod_refs(json.loads(runs[0][1])))
     # the controller starts a graceful delete (a patch that sets deletionTimestamp); 30 s later the
     # kubelet removes the pod and the controller creates it again from the new revision
     ss = [(s, a, f, n) for s, a, f, k, n in timeline if k == "Pod" and n.startswith("web-")
@@ -138,7 +139,7 @@ def test_an_invalid_statefulset_is_refused_before_the_run_with_the_api_servers_m
 def test_without_a_kubelet_an_ordered_set_stops_at_its_first_pod(tmp_path):
     code, raw, state = run(tmp_path, "web.yaml", keep=("scheduler", "statefulset"))
     assert code == 0
-    created = [n for s, a, f, k, n in events(json.loads(raw)) if (a, f, k) == ("statefulset", "create", "Pod")]
+    created = [n for s, a, f, k, n in events(expand_pod_refs(json.loads(raw))) if (a, f, k) == ("statefulset", "create", "Pod")]
     assert created == ["web-0"]
     items = {(o["kind"], o["metadata"]["name"]): o for o in yaml.safe_load(state)["items"]}
     assert items[("Pod", "web-0")]["status"]["phase"] == "Pending"

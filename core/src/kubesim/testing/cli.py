@@ -19,6 +19,8 @@ from typing import Any
 import attrs
 import yaml
 
+from kubesim.api.pod_ref import expand_pod_refs
+
 __all__ = [
     "DEFAULT_TIMEOUT",
     "KubesimFailed",
@@ -93,11 +95,12 @@ class KubesimRun:
 
     @property
     def results(self) -> list[dict[str, Any]]:
-        """Every Scenario of the `-o` file with its status ([] without -o or when none was written)."""
+        """Every Scenario of the `-o` file with its status ([] without -o or when none was written),
+        in the full form: each podUnscheduled event carries its pod (podRefs resolved)."""
         if self.output is None or not self.output.exists():
             return []
         data = _load(self.output)
-        return data if isinstance(data, list) else [data]
+        return [expand_pod_refs(d) for d in (data if isinstance(data, list) else [data])]
 
     @property
     def result(self) -> dict[str, Any]:
