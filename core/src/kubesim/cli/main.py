@@ -26,7 +26,7 @@ from kubesim.api import Scenario, ScenarioPhase
 from kubesim.cli.consoles import console
 from kubesim.cli.lazy import LazyGroup
 from kubesim.cli.logconfig import configure_logging
-from kubesim.cli.output import OutputError, check_output, write_atomic, write_data
+from kubesim.cli.output import OutputError, check_outputs, write_atomic, write_data
 from kubesim.cli.params import BYTES, DURATION, TIME
 from kubesim.cli.profiling import profile_options, profiled
 from kubesim.cli.progress import LIVE_INTERVAL, Mode, RunProgress
@@ -90,27 +90,6 @@ def _summary(scenarios: Sequence[Scenario]) -> Table:
 def _cluster_listing(runs: Sequence[ScenarioRun]) -> dict[str, Any]:
     items = runs[-1].cluster.objects() if runs else []
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
-
-
-def _check_outputs(**paths: str | None) -> None:
-    """Refuse output paths (option name -> path) that cannot be written before anything runs (exit 2)."""
-    seen: dict[Any, str] = {}
-    problems = []
-    for option, path in paths.items():
-        if not path:
-            continue
-        try:
-            target = check_output(path)
-        except OutputError as exc:
-            problems.append(str(exc))
-            continue
-        if target in seen:
-            problems.append(f"{option} {path}: the same file as {seen[target]}")
-        seen[target] = f"{option} {path}"
-    for problem in problems:
-        click.echo(f"error: {problem}", err=True)
-    if problems:
-        sys.exit(EXIT_INVALID)
 
 
 def _write_output(path: str, write: Callable[[str], None]) -> bool:
@@ -183,7 +162,7 @@ def build_cli(hooks: Hooks) -> click.Group:
         except InvalidInput as exc:
             _fail_invalid(exc)
         sinks = {f"--metrics {s.dest}": s.dest for s in (sim.metrics if sim else ()) if not is_stream(s.dest)}
-        _check_outputs(**{"--output": output, "--export-cluster": export_cluster, "--profile": profile_path, **sinks})
+        check_outputs(**{"--output": output, "--export-cluster": export_cluster, "--profile": profile_path, **sinks})
         for path in sinks.values():
             if not _write_output(path, lambda p: write_atomic(p, "")):  # truncated once: each scenario appends its records
                 sys.exit(EXIT_FAILED)

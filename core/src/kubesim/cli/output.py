@@ -10,14 +10,16 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+import click
 import yaml
 
-__all__ = ["OutputError", "check_output", "dump", "dump_json", "write_atomic", "write_data", "write_json"]
+__all__ = ["OutputError", "check_output", "check_outputs", "dump", "dump_json", "write_atomic", "write_data", "write_json"]
 
 
 class OutputError(Exception):
@@ -188,3 +190,24 @@ def replace_atomic(path: str | Path, write: Callable[[str], None]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def check_outputs(**paths: str | None) -> None:
+    """Refuse output paths (option name -> path) that cannot be written before anything runs (exit 2)."""
+    seen: dict[Any, str] = {}
+    problems = []
+    for option, path in paths.items():
+        if not path:
+            continue
+        try:
+            target = check_output(path)
+        except OutputError as exc:
+            problems.append(str(exc))
+            continue
+        if target in seen:
+            problems.append(f"{option} {path}: the same file as {seen[target]}")
+        seen[target] = f"{option} {path}"
+    for problem in problems:
+        click.echo(f"error: {problem}", err=True)
+    if problems:
+        sys.exit(2)

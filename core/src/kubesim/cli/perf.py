@@ -15,7 +15,7 @@ import click
 
 from kubesim.cli.consoles import console
 from kubesim.cli.logconfig import configure_logging
-from kubesim.cli.output import OutputError, check_output, write_data
+from kubesim.cli.output import OutputError, check_outputs, write_data
 from kubesim.cli.profiling import profile_options, profiled
 from kubesim.errors import InvalidInput, Problem
 from kubesim.feature_gates import FeatureGateError, parse_feature_gates
@@ -126,22 +126,7 @@ def perf_command(hooks: Hooks) -> click.Command:
         """Run the workloads of FILE, an upstream scheduler_perf config (a list of testCases), on the
         embedded cluster, and write scheduler_perf's DataItems JSON."""
         configure_logging(-1 - quiet)
-        problems = []
-        targets: dict[Any, str] = {}
-        for option, path in (("--output", output), ("--profile", profile_path)):
-            if path:
-                try:
-                    target = check_output(path)
-                except OutputError as exc:
-                    problems.append(str(exc))
-                    continue
-                if target in targets:
-                    problems.append(f"{option} {path}: the same file as {targets[target]}")
-                targets[target] = f"{option} {path}"
-        for problem in problems:
-            click.echo(f"error: {problem}", err=True)
-        if problems:
-            sys.exit(EXIT_INVALID)
+        check_outputs(**{"--output": output, "--profile": profile_path})
         try:
             cases = load_test_cases(file)
             selected = select_workloads(cases, labels=labels, workloads=workloads, test_cases=test_cases)
